@@ -1,0 +1,14 @@
+// Deprecated: the Deprecation, Sunset and successor Link headers and the per-key
+// call count come from the route table's `deprecation` (shared/middleware.ts).
+import { NotFoundError } from '../shared/errors.ts';
+import { json, parsePathParameters } from '../shared/http.ts';
+import { httpHandler } from '../shared/middleware.ts';
+import { PetIdParams } from '../shared/schemas.ts';
+import { petsRepository } from '../shared/services.ts';
+
+export const handler = httpHandler('getPet', async (event) => {
+  const { petId } = parsePathParameters(event, PetIdParams);
+  const pet = await petsRepository().get(petId);
+  if (!pet) throw new NotFoundError(`no animal has id ${petId}`);
+  return json(200, pet);
+});

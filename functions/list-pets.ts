@@ -1,0 +1,13 @@
+import { json, parseQuery, versionRoot } from '../shared/http.ts';
+import { httpHandler } from '../shared/middleware.ts';
+import { ListPetsQuery } from '../shared/schemas.ts';
+import { petsRepository } from '../shared/services.ts';
+
+export const handler = httpHandler('listPets', async (event) => {
+  const { limit, status, cursor } = parseQuery(event, ListPetsQuery);
+  const page = await petsRepository().list({ limit, status, cursor });
+  if (!page.nextCursor) return json(200, page.pets);
+
+  const next = new URLSearchParams({ limit: String(limit), ...(status && { status }), cursor: page.nextCursor });
+  return json(200, page.pets, { Link: `<${versionRoot(event)}/pets?${next}>; rel="next"` });
+});

@@ -1,0 +1,88 @@
+// One process at a time owns a data directory: two LevelDB writers would corrupt it.
+// The owner writes a lock file naming itself and, when it is the server, the address
+// of its embedded DynamoDB, through which the key tool reaches the same data.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export interface LockInfo {
+  pid: number;
+  owner: 'server' | 'key tool';
+  /** Set by the server once its embedded DynamoDB listens. */
+  dynamodbEndpoint?: string;
+}
+
+export class DataDirInUseError extends Error {
+  readonly holder: LockInfo;
+  constructor(dir: string, holder: LockInfo) {
+    super(`the data directory ${dir} is in use by the ${holder.owner} (pid ${holder.pid}); stop it first or set PETSTORE_DATA_DIR to another directory`);
+    this.holder = holder;
+  }
+}
+
+const lockPath = (dir: string) => join(dir, 'owner.lock');
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** The live owner of `dir`, if any. */
+export const readOwner = (dir: string): LockInfo | undefined => {
+  try {
+    const info = JSON.parse(readFileSync(lockPath(dir), 'utf8')) as LockInfo;
+    return isAlive(info.pid) ? info : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+export interface DataDirLock {
+  dir: string;
+  update(info: Partial<LockInfo>): void;
+  release(): void;
+}
+
+/** Takes `dir` for this process, or throws DataDirInUseError naming its live owner. */
+export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirLock => {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  let info: LockInfo = { pid: process.pid, owner };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lockPath(dir), JSON.stringify(info), { flag: 'wx' }); // atomic: fails if it exists
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      const holder = readOwner(dir);
+      if (holder) throw new DataDirInUseError(dir, holder);
+      rmSync(lockPath(dir), { force: true }); // left behind by a process that died
+    }
+  }
+  return {
+    dir,
+    update(changes) {
+      info = { ...info, ...changes };
+      writeFileSync(lockPath(dir), JSON.stringify(info));
+    },
+    release() {
+      if (readOwner(dir)?.pid === process.pid) rmSync(lockPath(dir), { force: true });
+    },
+  };
+};
+
+/** A secret kept with the data, so that cursors issued before a restart stay valid. */
+export const persistentSecret = (dir: string, name: string): string => {
+  const file = join(dir, name);
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    const secret = randomBytes(32).toString('hex');
+    writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+};

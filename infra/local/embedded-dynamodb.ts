@@ -1,0 +1,73 @@
+// dynalite: the real DynamoDB API over HTTP, on loopback, with its data on disk.
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import dynalite from 'dynalite';
+import { tables, type TableDefinition } from '../../shared/tables.ts';
+
+export interface EmbeddedDynamoDB {
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/** Credentials and region dynalite accepts; they never reach AWS. */
+export const LOCAL_AWS_ENV = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' } as const;
+
+export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDynamoDB> => {
+  const server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve())); // closes the LevelDB store too
+        server.closeAllConnections(); // clients' keep-alive sockets would hold close() open
+      }),
+  };
+};
+
+export const createTableInput = (table: TableDefinition, tableName = table.name) => {
+  const attributes = new Map<string, string>();
+  for (const key of [table.partitionKey, ...table.indexes.flatMap((i) => (i.sortKey ? [i.partitionKey, i.sortKey] : [i.partitionKey]))]) {
+    attributes.set(key.name, key.type);
+  }
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({
+      AttributeName,
+      AttributeType: AttributeType as 'S' | 'N',
+    })),
+    KeySchema: [{ AttributeName: table.partitionKey.name, KeyType: 'HASH' as const }],
+    GlobalSecondaryIndexes: table.indexes.length
+      ? table.indexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+            ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }] : []),
+          ],
+          Projection: { ProjectionType: index.projection },
+        }))
+      : undefined,
+  };
+};
+
+/** Creates every table of shared/tables.ts that does not exist yet. */
+export const ensureTables = async (endpoint: string): Promise<void> => {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    for (const table of tables) {
+      try {
+        await client.send(new CreateTableCommand(createTableInput(table)));
+      } catch (error) {
+        if (!(error instanceof ResourceInUseException)) throw error;
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+};

@@ -1,0 +1,225 @@
+// One API Gateway REST stage, emulated: the route table's resources, the TOKEN
+// authorizer with its identity validation and cache, Lambda proxy events and
+// results, the gateway responses of shared/gateway-responses.ts, and an access log.
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+} from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
+import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
+import { matchRoute, resourcePath, type OperationId, type RouteMatch } from '../../shared/routes.ts';
+import type { AccessLogLine } from '../access-log.ts';
+import type { LocalFunction } from './lambda-runtime.ts';
+
+/** API Gateway's own payload limit; the functions enforce the API's smaller one. */
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+const ACCOUNT = '000000000000';
+const API_ID = 'local';
+const authorizationFormat = new RegExp(AUTHORIZATION_PATTERN);
+
+export interface GatewayOptions {
+  stage: string;
+  functions: Record<OperationId, LocalFunction<APIGatewayProxyEvent, APIGatewayProxyResult>>;
+  authorizer: LocalFunction<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
+  authorizerCacheTtlSeconds: number;
+  accessLog: (line: AccessLogLine) => void;
+}
+
+class GatewayError extends Error {
+  readonly type: GatewayResponseType;
+  constructor(type: GatewayResponseType, message: string) {
+    super(message);
+    this.type = type;
+  }
+}
+
+type Identity = { principalId: string; context: Record<string, string | number | boolean> };
+
+export const createGateway = (options: GatewayOptions): RequestListener => {
+  const { stage, functions, authorizer, authorizerCacheTtlSeconds, accessLog } = options;
+  const authorizerCache = new Map<string, { policy: APIGatewayAuthorizerResult; expires: number }>();
+
+  const authorize = async (token: string, methodArn: string): Promise<Identity> => {
+    let policy = authorizerCache.get(token);
+    if (!policy || policy.expires <= Date.now()) {
+      authorizerCache.delete(token);
+      let result: APIGatewayAuthorizerResult;
+      try {
+        result = await authorizer.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
+      } catch (error) {
+        if ((error as Error).message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED', 'Unauthorized');
+        throw new GatewayError('AUTHORIZER_FAILURE', 'Authorizer failed');
+      }
+      if (!result?.principalId || !result.policyDocument) {
+        throw new GatewayError('AUTHORIZER_CONFIGURATION_ERROR', 'Authorizer returned an invalid response');
+      }
+      policy = { policy: result, expires: Date.now() + authorizerCacheTtlSeconds * 1000 };
+      if (authorizerCacheTtlSeconds > 0) authorizerCache.set(token, policy);
+    }
+    // As API Gateway does, a cached policy is evaluated against every new method ARN.
+    if (!allows(policy.policy, methodArn)) throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
+    return { principalId: policy.policy.principalId, context: (policy.policy.context ?? {}) as Identity['context'] };
+  };
+
+  const handle = async (req: IncomingMessage, requestId: string, log: AccessLogLine): Promise<APIGatewayProxyResult> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    const body = await readBody(req);
+    const match = matchRoute(method, url.pathname);
+    if (!match) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+    log.resourcePath = resourcePath(match.route);
+
+    const token = req.headers.authorization;
+    if (!token || !authorizationFormat.test(token)) throw new GatewayError('UNAUTHORIZED', 'Unauthorized');
+    const methodArn = `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
+    const identity = await authorize(token, methodArn);
+    log.keyId = identity.principalId;
+
+    const event = proxyEvent(req, url, body, match, { stage, requestId, identity });
+    const started = Date.now();
+    let result: APIGatewayProxyResult;
+    try {
+      result = await functions[match.route.operationId].invoke(event);
+    } catch {
+      // Deployed, a function that throws or runs past its 10 s timeout is a Lambda error: 502 → INTEGRATION_FAILURE.
+      throw new GatewayError('INTEGRATION_FAILURE', 'Internal server error');
+    } finally {
+      log.integrationLatency = Date.now() - started;
+    }
+    if (!result || typeof result.statusCode !== 'number') {
+      throw new GatewayError('INTEGRATION_FAILURE', 'Malformed Lambda proxy response');
+    }
+    return result;
+  };
+
+  return (req, res) => {
+    const requestId = randomUUID();
+    const started = Date.now();
+    const log: AccessLogLine = {
+      requestId,
+      keyId: null,
+      sourceIp: req.socket.remoteAddress ?? null,
+      httpMethod: req.method ?? null,
+      resourcePath: null,
+      status: null,
+      responseLatency: null,
+      integrationLatency: null,
+      errorResponseType: null,
+    };
+    handle(req, requestId, log)
+      .catch((error: unknown) => {
+        const type: GatewayResponseType = error instanceof GatewayError ? error.type : 'DEFAULT_5XX';
+        const message = error instanceof GatewayError ? error.message : 'Internal server error';
+        log.errorResponseType = type;
+        const { status, headers } = gatewayResponses[type];
+        return { statusCode: status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(gatewayErrorBody(type, requestId, message)) };
+      })
+      .then((result) => {
+        writeResult(res, requestId, result);
+        log.status = result.statusCode;
+        log.responseLatency = Date.now() - started;
+        accessLog(log);
+      });
+  };
+};
+
+/** Reads the whole body, keeping at most API Gateway's payload limit of it. */
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () =>
+      size > MAX_PAYLOAD_BYTES
+        ? reject(new GatewayError('REQUEST_TOO_LARGE', 'Request Too Long'))
+        : resolve(Buffer.concat(chunks)),
+    );
+    req.on('error', reject);
+  });
+
+/** A REST (v1) Lambda proxy event, as API Gateway builds it. */
+const proxyEvent = (
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  { route, pathParameters }: RouteMatch,
+  { stage, requestId, identity }: { stage: string; requestId: string; identity: Identity },
+): APIGatewayProxyEvent => {
+  // rawHeaders keeps the client's spelling of header names, as API Gateway does.
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    (multiValueHeaders[req.rawHeaders[i]!] ??= []).push(req.rawHeaders[i + 1]!);
+  }
+  const multiValueQueryStringParameters: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) (multiValueQueryStringParameters[name] ??= []).push(value);
+  const hasQuery = Object.keys(multiValueQueryStringParameters).length > 0;
+  const now = new Date();
+  return {
+    resource: resourcePath(route),
+    path: url.pathname,
+    httpMethod: route.method,
+    headers: Object.fromEntries(Object.entries(multiValueHeaders).map(([name, values]) => [name, values.at(-1)!])),
+    multiValueHeaders,
+    queryStringParameters: hasQuery
+      ? Object.fromEntries(Object.entries(multiValueQueryStringParameters).map(([name, values]) => [name, values.at(-1)!]))
+      : null,
+    multiValueQueryStringParameters: hasQuery ? multiValueQueryStringParameters : null,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+    stageVariables: null,
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: ACCOUNT,
+      apiId: API_ID,
+      authorizer: { principalId: identity.principalId, integrationLatency: 0, ...identity.context },
+      domainName: req.headers.host ?? 'localhost',
+      domainPrefix: API_ID,
+      extendedRequestId: requestId,
+      httpMethod: route.method,
+      identity: {
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+      // Locally the stage is not a path segment: the client's path is the path below the stage.
+      path: url.pathname,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTime: now.toUTCString(),
+      requestTimeEpoch: now.getTime(),
+      resourceId: route.operationId,
+      resourcePath: resourcePath(route),
+      stage,
+    },
+  };
+};
+
+const writeResult = (res: ServerResponse, requestId: string, result: APIGatewayProxyResult) => {
+  const headers: Record<string, string | string[]> = { 'Content-Type': 'application/json' };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  headers['x-amzn-RequestId'] = requestId;
+  const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+  headers['Content-Length'] = String(body.length);
+  res.writeHead(result.statusCode, headers);
+  res.end(body);
+};
+
+/** IAM-style evaluation of the authorizer's policy: an explicit Deny wins, else an Allow must match. */
+const allows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean => {
+  const matches = (resource: string | string[]) =>
+    [resource].flat().some((pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(methodArn));
+  const statements = (result.policyDocument.Statement as Array<{ Effect: string; Action?: string | string[]; Resource?: string | string[] }>)
+    .filter((s) => s.Resource !== undefined && [s.Action ?? []].flat().some((a) => ['execute-api:Invoke', 'execute-api:*', '*'].includes(a)))
+    .map((s) => ({ Effect: s.Effect, Resource: s.Resource! }));
+  if (statements.some((s) => s.Effect === 'Deny' && matches(s.Resource))) return false;
+  return statements.some((s) => s.Effect === 'Allow' && matches(s.Resource));
+};
+
+const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');

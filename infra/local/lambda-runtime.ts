@@ -1,0 +1,63 @@
+// Runs a function's handler as Lambda would, in this process. Invocations run side
+// by side, as in an execution environment with AWS_LAMBDA_MAX_CONCURRENCY set:
+// Powertools then keeps each invocation's log keys and metrics in the InvokeStore,
+// so concurrent requests never see each other's request id or key id.
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
+import type { Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { FUNCTION_TIMEOUT_SECONDS } from '../stages.ts';
+
+export class FunctionTimeoutError extends Error {}
+
+export interface LocalFunction<E, R> {
+  readonly name: string;
+  invoke(event: E): Promise<R>;
+}
+
+type Handler<E, R> = (event: E, context: Context) => Promise<R>;
+
+/** Must run before any function module is imported, as the runtime does before init. */
+export const prepareRuntime = async (concurrency = 64): Promise<void> => {
+  process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= String(concurrency);
+  await InvokeStore.getInstanceAsync(true);
+};
+
+const lambdaContext = (name: string, deadline: number): Context => ({
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: name,
+  functionVersion: '$LATEST',
+  invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+  memoryLimitInMB: '1024',
+  awsRequestId: randomUUID(),
+  logGroupName: `/aws/lambda/${name}`,
+  logStreamName: 'local',
+  getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+
+export const loadFunction = async <E, R>(
+  name: string,
+  entry: string,
+  timeoutMs = FUNCTION_TIMEOUT_SECONDS * 1000,
+): Promise<LocalFunction<E, R>> => {
+  const module = (await import(pathToFileURL(resolve(entry)).href)) as { handler: Handler<E, R> };
+  const store = await InvokeStore.getInstanceAsync();
+  return {
+    name,
+    invoke(event) {
+      const context = lambdaContext(name, Date.now() + timeoutMs);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new FunctionTimeoutError(`${name} timed out after ${timeoutMs} ms`)), timeoutMs);
+      });
+      const run = store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () =>
+        module.handler(event, context),
+      );
+      return Promise.race([run, timedOut]).finally(() => clearTimeout(timer));
+    },
+  };
+};

@@ -1,0 +1,55 @@
+// Paging cursors: opaque to clients, authenticated so that a forged or altered one
+// is a 400, and bound to the status filter they were issued for.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { BadRequestError } from './errors.ts';
+import { MAX_ID, PetStatus } from './schemas.ts';
+
+/** The position after which the next page starts: the id of the last animal served. */
+const Position = z.strictObject({
+  after: z.int().min(1).max(MAX_ID),
+  status: PetStatus.nullable(),
+});
+export type Position = z.infer<typeof Position>;
+
+const MAC_BYTES = 16;
+
+export interface CursorCodec {
+  encode(position: Position): string;
+  /** The position, or a 400 when the cursor was not issued for this filter. */
+  decode(cursor: string, status: PetStatus | undefined): Position;
+}
+
+export const createCursorCodec = (secret: string): CursorCodec => {
+  if (secret.length < 32) throw new Error('the cursor secret must be at least 32 characters');
+  const mac = (payload: string) => createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES);
+  const invalid = () => new BadRequestError('cursor is invalid', [{ field: 'cursor', message: 'is invalid' }]);
+
+  return {
+    encode(position) {
+      const payload = Buffer.from(JSON.stringify(position)).toString('base64url');
+      return `${payload}.${mac(payload).toString('base64url')}`;
+    },
+    decode(cursor, status) {
+      const [payload, signature, extra] = cursor.split('.');
+      if (!payload || !signature || extra !== undefined) throw invalid();
+      const expected = mac(payload);
+      const given = Buffer.from(signature, 'base64url');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+      let json: unknown;
+      try {
+        json = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      } catch {
+        throw invalid();
+      }
+      const position = Position.safeParse(json);
+      if (!position.success) throw invalid();
+      if (position.data.status !== (status ?? null)) {
+        throw new BadRequestError('cursor was issued for a different status filter', [
+          { field: 'cursor', message: 'does not match the status filter' },
+        ]);
+      }
+      return position.data;
+    },
+  };
+};

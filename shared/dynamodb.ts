@@ -1,0 +1,64 @@
+// One DynamoDB client per container, with a time budget: a slow or throttling
+// DynamoDB must become a 503 well inside the functions' 10 s timeout, never a hang.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfiguredRetryStrategy } from '@smithy/util-retry';
+import { ServiceUnavailableError } from './errors.ts';
+
+/**
+ * Worst case for one call: 3 attempts × (0.5 s connect + 1 s response) + 0.05 s + 0.1 s
+ * of back-off ≈ 4.7 s. createPet makes at most two calls (id block, put): < 10 s.
+ * DynamoDB answers in single-digit milliseconds, so 1 s is a fault, not a slow day.
+ */
+export const DYNAMODB_TIME_BUDGET = {
+  maxAttempts: 3,
+  connectionTimeoutMs: 500,
+  requestTimeoutMs: 1000,
+  backoffMs: (attempt: number) => 50 * 2 ** (attempt - 1),
+} as const;
+
+export const createDocumentClient = (budget = DYNAMODB_TIME_BUDGET): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
+      requestHandler: {
+        connectionTimeout: budget.connectionTimeoutMs,
+        requestTimeout: budget.requestTimeoutMs,
+      },
+    }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+
+let shared: DynamoDBDocumentClient | undefined;
+/** The container's client, made on first use and reused by every invocation. */
+export const documentClient = (): DynamoDBDocumentClient => (shared ??= createDocumentClient());
+
+const UNAVAILABLE_ERRORS = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+]);
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True when DynamoDB is throttling, failing on its side, or out of reach: worth a retry later. */
+export const isUnavailable = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const { code, $metadata } = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
+  return (
+    UNAVAILABLE_ERRORS.has(error.name) ||
+    (code !== undefined && NETWORK_ERRORS.has(code)) ||
+    ($metadata?.httpStatusCode ?? 0) >= 500
+  );
+};
+
+/** Runs a DynamoDB call, turning unavailability into the typed 503 and leaving other faults as they are. */
+export const withAvailability = async <T>(call: () => Promise<T>): Promise<T> => {
+  try {
+    return await call();
+  } catch (error) {
+    throw isUnavailable(error) ? new ServiceUnavailableError(error) : error;
+  }
+};

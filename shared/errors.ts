@@ -1,0 +1,73 @@
+// The HTTP error model: typed errors thrown anywhere, turned into the contract's
+// Error body in one place (shared/middleware.ts, errorHandler).
+import type { z } from 'zod';
+import type { ErrorCode, ErrorDetail } from './schemas.ts';
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(400, 'BAD_REQUEST', message, details ? { details } : {});
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(message: string) {
+    super(404, 'NOT_FOUND', message);
+  }
+}
+
+export class PayloadTooLargeError extends HttpError {
+  constructor(limitBytes: number) {
+    super(413, 'PAYLOAD_TOO_LARGE', `request body must not exceed ${limitBytes} bytes`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor() {
+    super(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+  }
+}
+
+/** The database is throttling or unreachable: the client may retry after a short wait. */
+export class ServiceUnavailableError extends HttpError {
+  constructor(cause: unknown, retryAfterSeconds = 1) {
+    super(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later', {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      cause,
+    });
+  }
+}
+
+/** Turns zod issues into a 400 whose message reads as a sentence and whose details name each field. */
+export const validationError = (error: z.ZodError, location?: string): BadRequestError => {
+  const all: ErrorDetail[] = error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), message: 'is not allowed' }));
+    }
+    return [{ field: issue.path.join('.') || (location ?? 'request'), message: issue.message }];
+  });
+  // One rule can raise two issues (e.g. 2^53 is both unsafe and too large): say it once.
+  const details = all.filter((d, i) => all.findIndex((o) => o.field === d.field && o.message === d.message) === i);
+  const message = details.map((detail) => `${detail.field} ${detail.message}`).join('; ');
+  return new BadRequestError(message, details);
+};

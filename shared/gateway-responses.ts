@@ -1,0 +1,97 @@
+// The errors API Gateway answers by itself, in the contract's Error body. The CDK
+// stack renders these as gateway responses and the local server renders the same
+// table, so a client cannot tell the two apart.
+import type { ErrorCode } from './schemas.ts';
+
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'EXPIRED_TOKEN'
+  | 'INVALID_SIGNATURE'
+  | 'INVALID_API_KEY'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'RESOURCE_NOT_FOUND'
+  | 'BAD_REQUEST_PARAMETERS'
+  | 'BAD_REQUEST_BODY'
+  | 'REQUEST_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'INTEGRATION_FAILURE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'API_CONFIGURATION_ERROR'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export interface GatewayResponse {
+  readonly status: number;
+  readonly code: ErrorCode;
+  /** Fixed text; undefined means API Gateway's own `$context.error.messageString`. */
+  readonly message?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const unauthorized: GatewayResponse = {
+  status: 401,
+  code: 'UNAUTHORIZED',
+  message: 'A valid API key is required: Authorization: Bearer <key>',
+  headers: { 'WWW-Authenticate': 'Bearer' },
+};
+const notFound: GatewayResponse = { status: 404, code: 'NOT_FOUND', message: 'No such operation' };
+const throttled: GatewayResponse = {
+  status: 429,
+  code: 'TOO_MANY_REQUESTS',
+  message: 'Too many requests; retry later',
+  headers: { 'Retry-After': '1' },
+};
+const unavailable: GatewayResponse = {
+  status: 503,
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'The service is temporarily unavailable; retry later',
+  headers: { 'Retry-After': '1' },
+};
+const timeout: GatewayResponse = { status: 504, code: 'GATEWAY_TIMEOUT', message: 'The service did not answer in time' };
+const badRequest: GatewayResponse = { status: 400, code: 'BAD_REQUEST' };
+export const INTERNAL_ERROR_MESSAGE = 'Internal error; quote the requestId when reporting it';
+
+export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
+  // Every refusal of a key is a 401: no key ever gets a 403.
+  UNAUTHORIZED: unauthorized,
+  ACCESS_DENIED: unauthorized,
+  EXPIRED_TOKEN: unauthorized,
+  INVALID_SIGNATURE: unauthorized,
+  INVALID_API_KEY: unauthorized,
+  // API Gateway's answer to an unknown path or method, before any authorizer runs.
+  MISSING_AUTHENTICATION_TOKEN: notFound,
+  RESOURCE_NOT_FOUND: notFound,
+  BAD_REQUEST_PARAMETERS: badRequest,
+  BAD_REQUEST_BODY: badRequest,
+  REQUEST_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported media type' },
+  THROTTLED: throttled,
+  QUOTA_EXCEEDED: throttled,
+  // The authorizer could not reach the keys table: a passing fault, not a bad key.
+  AUTHORIZER_FAILURE: unavailable,
+  AUTHORIZER_CONFIGURATION_ERROR: unavailable,
+  INTEGRATION_FAILURE: timeout,
+  INTEGRATION_TIMEOUT: timeout,
+  API_CONFIGURATION_ERROR: { status: 500, code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE },
+  // The defaults pin the status so that the body's `status` always equals the HTTP status.
+  DEFAULT_4XX: badRequest,
+  DEFAULT_5XX: { status: 500, code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE },
+};
+
+/** The body as the local server sends it; API Gateway fills the same fields from `$context`. */
+export const gatewayErrorBody = (type: GatewayResponseType, requestId: string, gatewayMessage: string) => {
+  const { status, code, message } = gatewayResponses[type];
+  return { code, message: message ?? gatewayMessage, status, requestId };
+};
+
+/** The body as an API Gateway response template (`messageString` comes already quoted). */
+export const gatewayErrorTemplate = (type: GatewayResponseType): string => {
+  const { status, code, message } = gatewayResponses[type];
+  const messageValue = message === undefined ? '$context.error.messageString' : JSON.stringify(message);
+  return `{"code":"${code}","message":${messageValue},"status":${status},"requestId":"$context.requestId"}`;
+};

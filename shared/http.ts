@@ -1,0 +1,73 @@
+// Reading REST (v1) proxy events and shaping proxy results.
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { z } from 'zod';
+import { BadRequestError, UnsupportedMediaTypeError, validationError } from './errors.ts';
+import { API_VERSION_PATH } from './routes.ts';
+
+export const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+/** A request header by name, in any case (API Gateway keeps the client's spelling). */
+export const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted) return value ?? undefined;
+  }
+  return undefined;
+};
+
+export const bodyBytes = (event: APIGatewayProxyEvent): Buffer =>
+  Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+
+/**
+ * The path of the API's version root as the client addressed it, e.g. `/staging/v1`
+ * deployed or `/v1` locally, for links the client resolves against its request URL.
+ */
+export const versionRoot = (event: APIGatewayProxyEvent): string => {
+  const clientPath = event.requestContext.path ?? event.path;
+  const stagePrefix = clientPath.endsWith(event.path) ? clientPath.slice(0, clientPath.length - event.path.length) : '';
+  return `${stagePrefix}${API_VERSION_PATH}`;
+};
+
+/** Query parameters, each at most once, validated by `schema`. */
+export const parseQuery = <S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
+  const single: Record<string, string> = {};
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (!values?.length) continue;
+    if (values.length > 1) {
+      throw new BadRequestError(`${name} must be given at most once`, [{ field: name, message: 'must be given at most once' }]);
+    }
+    single[name] = values[0]!;
+  }
+  const parsed = schema.safeParse(single);
+  if (!parsed.success) throw validationError(parsed.error, 'query');
+  return parsed.data;
+};
+
+export const parsePathParameters = <S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
+  const parsed = schema.safeParse(event.pathParameters ?? {});
+  if (!parsed.success) throw validationError(parsed.error, 'path');
+  return parsed.data;
+};
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+/** An `application/json` body holding a JSON object, validated by `schema`. */
+export const parseJsonBody = <S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
+  if (!JSON_MEDIA_TYPE.test(header(event, 'content-type')?.trim() ?? '')) throw new UnsupportedMediaTypeError();
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyBytes(event).toString('utf8'));
+  } catch {
+    throw new BadRequestError('request body must be valid JSON', [{ field: 'body', message: 'must be valid JSON' }]);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new BadRequestError('request body must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw validationError(parsed.error, 'body');
+  return parsed.data;
+};

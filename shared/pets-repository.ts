@@ -1,0 +1,128 @@
+// All DynamoDB access for animals. Items hold exactly the four Animal fields.
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { CursorCodec } from './cursor.ts';
+import { withAvailability } from './dynamodb.ts';
+import { createIdAllocator, type IdAllocator } from './id-allocator.ts';
+import type { NewPet, Pet, PetStatus } from './schemas.ts';
+import { STATUS_INDEX } from './tables.ts';
+
+export interface ListRequest {
+  limit: number;
+  status?: PetStatus | undefined;
+  cursor?: string | undefined;
+}
+export interface ListPage {
+  pets: Pet[];
+  /** Present when more animals match: the cursor of the next page. */
+  nextCursor?: string;
+}
+
+export interface PetsRepository {
+  create(newPet: NewPet): Promise<Pet>;
+  get(id: number): Promise<Pet | undefined>;
+  list(request: ListRequest): Promise<ListPage>;
+}
+
+export interface PetsRepositoryOptions {
+  client: DynamoDBDocumentClient;
+  petsTableName: string;
+  countersTableName: string;
+  cursors: CursorCodec;
+  ids?: IdAllocator;
+}
+
+const PET_ID_COUNTER = 'petId';
+/** A put that finds its id taken means the counter went back (a restored table): skip ahead. */
+const MAX_CREATE_ATTEMPTS = 5;
+
+const toPet = (item: Record<string, unknown>): Pet => ({
+  id: item.id as number,
+  name: item.name as string,
+  categoryId: item.categoryId as number,
+  status: item.status as PetStatus,
+});
+
+export const createPetsRepository = (options: PetsRepositoryOptions): PetsRepository => {
+  const { client, petsTableName, countersTableName, cursors } = options;
+
+  const ids =
+    options.ids ??
+    createIdAllocator(async (size) => {
+      const { Attributes } = await withAvailability(() =>
+        client.send(
+          new UpdateCommand({
+            TableName: countersTableName,
+            Key: { counter: PET_ID_COUNTER },
+            UpdateExpression: 'ADD #value :size',
+            ExpressionAttributeNames: { '#value': 'value' },
+            ExpressionAttributeValues: { ':size': size },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        ),
+      );
+      return Attributes?.value as number;
+    });
+
+  return {
+    async create(newPet) {
+      for (let attempt = 1; ; attempt++) {
+        const pet: Pet = { id: await ids.next(), ...newPet };
+        try {
+          await withAvailability(() =>
+            client.send(
+              new PutCommand({
+                TableName: petsTableName,
+                Item: pet,
+                ConditionExpression: 'attribute_not_exists(id)',
+              }),
+            ),
+          );
+          return pet;
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException) || attempt === MAX_CREATE_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    async get(id) {
+      const { Item } = await withAvailability(() =>
+        client.send(new GetCommand({ TableName: petsTableName, Key: { id } })),
+      );
+      return Item ? toPet(Item) : undefined;
+    },
+
+    // One extra item tells whether another page exists, so the last page never
+    // carries a `next` link to an empty page, still in a single request.
+    async list({ limit, status, cursor }) {
+      const after = cursor === undefined ? undefined : cursors.decode(cursor, status).after;
+      const common = { TableName: petsTableName, Limit: limit + 1 };
+      const { Items = [], LastEvaluatedKey } = await withAvailability(() =>
+        client.send(
+          status === undefined
+            ? new ScanCommand({ ...common, ExclusiveStartKey: after === undefined ? undefined : { id: after } })
+            : new QueryCommand({
+                ...common,
+                IndexName: STATUS_INDEX,
+                KeyConditionExpression: '#status = :status',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':status': status },
+                ExclusiveStartKey: after === undefined ? undefined : { status, id: after },
+              }),
+        ),
+      );
+      const pets = Items.slice(0, limit).map(toPet);
+      // More match when the extra item came back, or when DynamoDB stopped early at its 1 MB page size.
+      const more = Items.length > limit || LastEvaluatedKey !== undefined;
+      const last = pets.at(-1);
+      return more && last ? { pets, nextCursor: cursors.encode({ after: last.id, status: status ?? null }) } : { pets };
+    },
+  };
+};

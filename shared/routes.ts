@@ -1,0 +1,84 @@
+// The route table: the CDK API, the local server and the OpenAPI document are all
+// generated from it, so a route exists everywhere or nowhere.
+
+export const API_VERSION_PATH = '/v1';
+
+export type OperationId = 'listPets' | 'createPet' | 'getPet';
+
+export interface Route {
+  readonly operationId: OperationId;
+  readonly method: 'GET' | 'POST';
+  /** Relative to the version path, in API Gateway's template syntax. */
+  readonly path: string;
+  /** The function's entry file, relative to the repository root. */
+  readonly entry: string;
+  readonly summary: string;
+  readonly deprecation?: Deprecation;
+}
+
+export interface Deprecation {
+  /** When the operation was deprecated (RFC 9745 `Deprecation`). */
+  readonly since: Date;
+  /** When it stops working (RFC 8594 `Sunset`). */
+  readonly sunset: Date;
+  /** The path, below the version root, of what replaces it. */
+  readonly successor: string;
+}
+
+export const routes: readonly Route[] = [
+  { operationId: 'listPets', method: 'GET', path: '/pets', entry: 'functions/list-pets.ts', summary: 'List animals' },
+  { operationId: 'createPet', method: 'POST', path: '/pets', entry: 'functions/create-pet.ts', summary: 'Add an animal' },
+  {
+    operationId: 'getPet',
+    method: 'GET',
+    path: '/pets/{petId}',
+    entry: 'functions/get-pet.ts',
+    summary: 'Get an animal (deprecated: use GET /pets with the status filter)',
+    deprecation: {
+      since: new Date('2026-11-21T00:00:00Z'),
+      sunset: new Date('2030-12-05T00:00:00Z'),
+      successor: '/pets',
+    },
+  },
+];
+
+export const route = (operationId: OperationId): Route => routes.find((r) => r.operationId === operationId)!;
+
+export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
+
+/** The API Gateway resource path of a route, e.g. `/v1/pets/{petId}`. */
+export const resourcePath = (route: Route): string => `${API_VERSION_PATH}${route.path}`;
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string>;
+}
+
+/** Matches a request path (below the stage) as API Gateway does: whole segments, `{name}` takes one. */
+export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
+  const segments = path.split('/');
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const template = resourcePath(route).split('/');
+    if (template.length !== segments.length) continue;
+    const pathParameters: Record<string, string> = {};
+    const matches = template.every((part, i) => {
+      const segment = segments[i] ?? '';
+      const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (parameter === undefined) return part === segment;
+      if (segment === '') return false;
+      pathParameters[parameter] = safeDecode(segment);
+      return true;
+    });
+    if (matches) return { route, pathParameters };
+  }
+  return undefined;
+};
+
+const safeDecode = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};

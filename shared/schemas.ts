@@ -1,0 +1,109 @@
+// The shapes of the API, once: request validation, the TypeScript types and the
+// OpenAPI document (shared/openapi.ts) all come from these schemas.
+import { z } from 'zod';
+
+/** Ids and category ids stay within 2^53−1 so that every JSON client reads them exactly. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+export const NAME_MAX_LENGTH = 200;
+export const LIMIT_MIN = 1;
+export const LIMIT_MAX = 100;
+export const LIMIT_DEFAULT = 20;
+
+/** zod's error option: "is required" when the field is absent, else the rule it breaks. */
+const rule = (message: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message),
+});
+
+const idMessage = `must be an integer from 1 to ${MAX_ID}`;
+const Id = z.int(rule(idMessage)).min(1, idMessage).max(MAX_ID, idMessage);
+
+export const PetStatus = z
+  .enum(['available', 'pending', 'sold'], rule('must be one of available, pending, sold'))
+  .meta({ id: 'PetStatus', description: 'Availability of the animal.' });
+export type PetStatus = z.infer<typeof PetStatus>;
+
+const nameMessage = `must be a string of 1 to ${NAME_MAX_LENGTH} characters`;
+// Length counts code points, so an emoji is one character, not two UTF-16 units.
+const Name = z
+  .string(rule(nameMessage))
+  .trim()
+  .refine((name) => name.length > 0 && [...name].length <= NAME_MAX_LENGTH, nameMessage)
+  .meta({ description: "The animal's name; white space around it is trimmed.", minLength: 1, maxLength: NAME_MAX_LENGTH });
+
+export const NewPet = z
+  .strictObject({
+    name: Name,
+    categoryId: Id.meta({ description: 'Identifier of the category the animal belongs to.' }),
+    // Defaulted so that every animal can be found by the status filter that replaces getPet.
+    status: PetStatus.default('available'),
+  })
+  .meta({ id: 'NewPet', description: 'Request body for adding an animal; `id` is assigned by the service.' });
+export type NewPet = z.output<typeof NewPet>;
+
+export const Pet = z
+  .strictObject({
+    id: Id.meta({ description: 'Unique identifier, assigned by the service on creation.' }),
+    name: z.string(),
+    categoryId: Id,
+    status: PetStatus,
+  })
+  .meta({ id: 'Pet', description: 'An animal of the catalogue.' });
+export type Pet = z.infer<typeof Pet>;
+
+export const Pets = z.array(Pet).meta({ id: 'Pets', description: 'A page of animals.' });
+
+const limitMessage = `must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`;
+export const ListPetsQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,3}$/, limitMessage)
+    .transform(Number)
+    .refine((limit) => limit >= LIMIT_MIN && limit <= LIMIT_MAX, limitMessage)
+    .optional()
+    .transform((limit) => limit ?? LIMIT_DEFAULT)
+    .meta({ description: 'Maximum number of animals returned.' }),
+  status: PetStatus.optional(),
+  cursor: z
+    .string()
+    .min(1, 'must not be empty')
+    .optional()
+    .meta({ description: 'Opaque position from the `next` link of the previous page.' }),
+});
+export type ListPetsQuery = z.output<typeof ListPetsQuery>;
+
+const petIdMessage = `must be a positive integer from 1 to ${MAX_ID} without sign or leading zeros`;
+export const PetIdParams = z.object({
+  petId: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, petIdMessage)
+    .transform(Number)
+    .refine((id) => id <= MAX_ID, petIdMessage)
+    .meta({ description: 'Identifier of the animal.' }),
+});
+
+export const ErrorCode = z.enum([
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'TOO_MANY_REQUESTS',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+  'GATEWAY_TIMEOUT',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export const ErrorDetail = z.object({ field: z.string(), message: z.string() });
+export type ErrorDetail = z.infer<typeof ErrorDetail>;
+
+export const ErrorBody = z
+  .object({
+    code: ErrorCode,
+    message: z.string(),
+    status: z.int().min(400).max(599).meta({ description: 'The HTTP status code of the response.' }),
+    requestId: z.string().meta({ description: 'Equal to the x-amzn-RequestId response header.' }),
+    details: z.array(ErrorDetail).optional().meta({ description: 'Present on validation errors only.' }),
+  })
+  .meta({ id: 'Error', description: 'Body of every error response.' });
+export type ErrorBody = z.infer<typeof ErrorBody>;

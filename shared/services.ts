@@ -1,0 +1,26 @@
+// The container's repositories, built on first use from the environment the stack
+// sets, and reused by every invocation.
+import { createCursorCodec } from './cursor.ts';
+import { documentClient } from './dynamodb.ts';
+import { createKeysRepository, type KeysRepository } from './keys-repository.ts';
+import { createPetsRepository, type PetsRepository } from './pets-repository.ts';
+import { countersTable, keysTable, petsTable, tableName } from './tables.ts';
+
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+
+let pets: PetsRepository | undefined;
+export const petsRepository = (): PetsRepository =>
+  (pets ??= createPetsRepository({
+    client: documentClient(),
+    petsTableName: tableName(petsTable),
+    countersTableName: tableName(countersTable),
+    cursors: createCursorCodec(required('CURSOR_SECRET')),
+  }));
+
+let keys: KeysRepository | undefined;
+export const keysRepository = (): KeysRepository =>
+  (keys ??= createKeysRepository(documentClient(), tableName(keysTable)));
