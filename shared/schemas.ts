@@ -59,10 +59,10 @@ export const ListPetsQuery = z.object({
     .regex(/^[0-9]{1,3}$/, limitMessage)
     .transform(Number)
     .refine((limit) => limit >= LIMIT_MIN && limit <= LIMIT_MAX, limitMessage)
-    .optional()
-    .transform((limit) => limit ?? LIMIT_DEFAULT)
-    .meta({ description: 'Maximum number of animals returned.' }),
-  status: PetStatus.optional(),
+    .default(LIMIT_DEFAULT)
+    // What clients see in the document: the wire form is a string, the meaning an integer.
+    .meta({ description: `Maximum number of animals returned; ${LIMIT_DEFAULT} when omitted.`, type: 'integer', minimum: LIMIT_MIN, maximum: LIMIT_MAX }),
+  status: PetStatus.optional().meta({ description: 'Only animals with this status.' }),
   cursor: z
     .string()
     .min(1, 'must not be empty')
@@ -78,7 +78,7 @@ export const PetIdParams = z.object({
     .regex(/^[1-9][0-9]{0,15}$/, petIdMessage)
     .transform(Number)
     .refine((id) => id <= MAX_ID, petIdMessage)
-    .meta({ description: 'Identifier of the animal.' }),
+    .meta({ description: 'Identifier of the animal.', type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID }),
 });
 
 export const ErrorCode = z.enum([

@@ -1,0 +1,136 @@
+// The OpenAPI 3.1 document, generated from the route table and the zod schemas.
+// `npm run openapi` writes it to openapi.json; a test fails when that file is stale.
+import { z } from 'zod';
+import { MAX_BODY_BYTES } from './middleware.ts';
+import { routes, type OperationId } from './routes.ts';
+import { ListPetsQuery, PetIdParams } from './schemas.ts';
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** A parameter's schema in OpenAPI 3.1's dialect (JSON Schema 2020-12), its named parts as components. */
+const parameterSchema = (schema: z.ZodType): Record<string, unknown> => {
+  const { $schema: _s, $defs: _d, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  if (typeof rest.$ref === 'string') rest.$ref = rest.$ref.replace('#/$defs/', '#/components/schemas/');
+  if (rest.type === 'integer') delete rest.pattern; // integers travel as strings; the document states their meaning
+  return rest;
+};
+
+const parameters = (shape: Record<string, z.ZodType>, location: 'query' | 'path') =>
+  Object.entries(shape).map(([name, schema]) => {
+    const { description, ...rest } = parameterSchema(schema);
+    return { name, in: location, required: location === 'path', description, schema: rest };
+  });
+
+const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema });
+const requestIdHeader = { 'x-amzn-RequestId': header('The request id, also in every Error body.') };
+const error = (description: string, headers: Record<string, object> = {}) => ({
+  description,
+  headers: { ...requestIdHeader, ...headers },
+  content: { 'application/json': { schema: ref('Error') } },
+});
+const retryAfter = { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }) };
+const commonErrors = {
+  '401': error('API key missing, malformed, unknown or revoked.', { 'WWW-Authenticate': header('Always `Bearer`.') }),
+  '429': error('The stage’s throttling limit was exceeded.', retryAfter),
+  '500': error('A fault of ours; quote the requestId.'),
+  '503': error('The database is throttling or unreachable.', retryAfter),
+  '504': error('The function did not answer in time.'),
+};
+
+const deprecationHeaders = {
+  Deprecation: header('RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.'),
+  Sunset: header('RFC 8594: when this operation stops working.'),
+  Link: header('`<…/pets>; rel="successor-version"`: the listing that replaces this operation.'),
+};
+
+const operations: Record<OperationId, object> = {
+  listPets: {
+    description:
+      'Animals ordered by id when filtered by status. When more match, the `Link` header carries `rel="next"`, the same listing with an opaque `cursor`.',
+    parameters: parameters(ListPetsQuery.shape, 'query'),
+    responses: {
+      '200': {
+        description: 'A page of animals; `[]` when nothing matches.',
+        headers: { ...requestIdHeader, Link: header('`<…>; rel="next"` when more animals match.') },
+        content: { 'application/json': { schema: ref('Pets') } },
+      },
+      '400': error('A query parameter or the cursor is malformed or out of range.'),
+      ...commonErrors,
+    },
+  },
+  createPet: {
+    description: 'The service assigns the id. `status` defaults to `available`.',
+    requestBody: { required: true, content: { 'application/json': { schema: ref('NewPet') } } },
+    responses: {
+      '201': {
+        description: 'The created animal.',
+        headers: { ...requestIdHeader, Location: header('Path of the new animal.') },
+        content: { 'application/json': { schema: ref('Pet') } },
+      },
+      '400': error('The body is not a JSON object, misses required fields, has unknown fields or invalid values.'),
+      '413': error(`The body is larger than ${MAX_BODY_BYTES} bytes.`),
+      '415': error('Content-Type is not application/json.'),
+      ...commonErrors,
+    },
+  },
+  getPet: {
+    description: 'Deprecated: removed on 5 December 2030. Use GET /pets with the status filter.',
+    parameters: parameters(PetIdParams.shape, 'path'),
+    responses: {
+      '200': {
+        description: 'The animal.',
+        headers: { ...requestIdHeader, ...deprecationHeaders },
+        content: { 'application/json': { schema: ref('Pet') } },
+      },
+      '400': error('petId is not a positive integer of at most 2^53−1.', deprecationHeaders),
+      '404': error('No animal has that id.', deprecationHeaders),
+      ...commonErrors,
+    },
+  },
+};
+
+export const openApiDocument = () => {
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    io: 'input',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Record<string, unknown>> };
+  const paths: Record<string, Record<string, object>> = {};
+  for (const route of routes) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.deprecation && { deprecated: true }),
+      ...operations[route.operationId],
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet Store API',
+      version: '1.0.0',
+      description: 'A catalogue of animals. Every error has the Error body; every request needs `Authorization: Bearer <key>`.',
+    },
+    servers: [
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}/v1',
+        variables: {
+          apiId: { default: 'api-id' },
+          region: { default: 'us-east-1' },
+          stage: { default: 'staging', enum: ['staging', 'production'] },
+        },
+      },
+      { url: 'http://127.0.0.1:3000/v1', description: 'npm start' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from the key tool: `pet_…`.' } },
+      schemas: Object.fromEntries(
+        Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, schema]),
+      ),
+    },
+  };
+};
+
+if (import.meta.main) console.log(JSON.stringify(openApiDocument(), null, 2));
