@@ -1,0 +1,46 @@
+// A fresh in-memory dynalite with the shared table definitions, for repository tests.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AddressInfo } from 'node:net';
+import dynalite from 'dynalite';
+import { createDocumentClient } from '../../shared/dynamodb.ts';
+import { ensureTables, LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
+
+export interface TestDynamoDB {
+  endpoint: string;
+  client: DynamoDBDocumentClient;
+  close(): Promise<void>;
+}
+
+export const startTestDynamoDB = async (): Promise<TestDynamoDB> => {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await ensureTables(endpoint);
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+  return {
+    endpoint,
+    client,
+    close: async () => {
+      client.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+};
+
+/** A client with the production time budget, pointed at `endpoint` (for fault tests). */
+export const budgetedClient = (endpoint: string) => {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  try {
+    return createDocumentClient();
+  } finally {
+    delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+  }
+};

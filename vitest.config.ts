@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // End-to-end files start real servers: generous, but bounded.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: two files at a time keeps servers from starving each other.
+    maxWorkers: 2,
+  },
+});
