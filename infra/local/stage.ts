@@ -1,0 +1,102 @@
+// Stage `local`: the embedded DynamoDB, the functions loaded as Lambda would load
+// them, and the emulated API Gateway in front. `npm start` (server.ts) runs one;
+// benchmarks start one in-process.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDocumentClient } from '../../shared/dynamodb.ts';
+import { createKeysRepository, type KeyRecord } from '../../shared/keys-repository.ts';
+import { AUTHORIZER_ENTRY, API_VERSION_PATH, routes } from '../../shared/routes.ts';
+import { keysTable, tables } from '../../shared/tables.ts';
+import type { AccessLogLine } from '../access-log.ts';
+import { lockDataDir, persistentSecret } from './data-dir.ts';
+import { ensureTables, LOCAL_AWS_ENV, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
+import { createGateway, type GatewayOptions } from './gateway.ts';
+import { loadFunction, prepareRuntime } from './lambda-runtime.ts';
+
+export const STAGE = 'local';
+
+export interface LocalStageOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** A key to register and accept; a new one is issued when absent. */
+  apiKey?: string | undefined;
+  authorizerCacheTtlSeconds: number;
+  logLevel: string;
+  accessLog?: (line: AccessLogLine) => void;
+}
+
+export interface LocalStage {
+  baseUrl: string;
+  key: string;
+  keyRecord: KeyRecord;
+  dataDir: string;
+  dynamodbEndpoint: string;
+  /** Stops accepting, finishes requests in flight, closes the store and frees the data directory. */
+  close(): Promise<void>;
+}
+
+/** Throws DataDirInUseError when another process holds `dataDir`. One stage per process. */
+export const startLocalStage = async (options: LocalStageOptions): Promise<LocalStage> => {
+  const lock = lockDataDir(options.dataDir, 'server');
+  const dynamodb = await startEmbeddedDynamoDB(lock.dir);
+  lock.update({ dynamodbEndpoint: dynamodb.endpoint });
+  await ensureTables(dynamodb.endpoint);
+
+  // The functions' environment, as the stack gives it to them deployed.
+  Object.assign(process.env, LOCAL_AWS_ENV, {
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+    CURSOR_SECRET: persistentSecret(lock.dir, 'cursor-secret'),
+    POWERTOOLS_SERVICE_NAME: 'petstore',
+    POWERTOOLS_LOG_LEVEL: options.logLevel,
+    POWERTOOLS_METRICS_NAMESPACE: `PetStore/${STAGE}`,
+    // EMF lines only mean something to CloudWatch; set to false to see them.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+    ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
+  });
+
+  const keys = createKeysRepository(createDocumentClient(), keysTable.name);
+  const key = options.apiKey ?? (await keys.create(`npm start ${new Date().toISOString()}`)).key;
+  const keyRecord = await keys.register(key, 'PETSTORE_API_KEY');
+
+  await prepareRuntime();
+  const functions = Object.fromEntries(
+    await Promise.all(routes.map(async (r) => [r.operationId, await loadFunction(`petstore-${STAGE}-${r.operationId}`, r.entry)])),
+  ) as GatewayOptions['functions'];
+  const server = createServer(
+    createGateway({
+      stage: STAGE,
+      functions,
+      authorizer: await loadFunction(`petstore-${STAGE}-authorizer`, AUTHORIZER_ENTRY),
+      authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+      accessLog: options.accessLog ?? (() => undefined),
+    }),
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+  } catch (error) {
+    await dynamodb.close();
+    lock.release();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  return {
+    baseUrl: `http://${host}:${port}${API_VERSION_PATH}`,
+    key,
+    keyRecord,
+    dataDir: lock.dir,
+    dynamodbEndpoint: dynamodb.endpoint,
+    close: async () => {
+      const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(force);
+      await dynamodb.close(); // flushes and closes the store
+      lock.release();
+    },
+  };
+};
