@@ -14,6 +14,7 @@ import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
 import { matchRoute, resourcePath, type OperationId, type RouteMatch } from '../../shared/routes.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
+import { createThrottle } from './throttle.ts';
 
 /** API Gateway's own payload limit; the functions enforce the API's smaller one. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   functions: Record<OperationId, LocalFunction<APIGatewayProxyEvent, APIGatewayProxyResult>>;
   authorizer: LocalFunction<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
   authorizerCacheTtlSeconds: number;
+  /** Stage throttling: steady requests per second, and the bucket size. */
+  throttle: { rate: number; burst: number };
   accessLog: (line: AccessLogLine) => void;
 }
 
@@ -41,6 +44,7 @@ type Identity = { principalId: string; context: Record<string, string | number |
 
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCacheTtlSeconds, accessLog } = options;
+  const throttle = createThrottle(options.throttle.rate, options.throttle.burst);
   const authorizerCache = new Map<string, { policy: APIGatewayAuthorizerResult; expires: number }>();
 
   const authorize = async (token: string, methodArn: string): Promise<Identity> => {
@@ -72,6 +76,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const match = matchRoute(method, url.pathname);
     if (!match) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
     log.resourcePath = resourcePath(match.route);
+    if (!throttle.tryTake()) throw new GatewayError('THROTTLED', 'Too Many Requests');
 
     const token = req.headers.authorization;
     if (!token || !authorizationFormat.test(token)) throw new GatewayError('UNAUTHORIZED', 'Unauthorized');

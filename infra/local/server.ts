@@ -11,6 +11,9 @@ const Config = z.object({
   PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
   PETSTORE_API_KEY: z.string().regex(KEY_PATTERN, 'must be pet_ followed by at least 32 base62 characters').optional(),
   PETSTORE_AUTHORIZER_CACHE_TTL: z.coerce.number().int().min(0).max(3600).default(0),
+  // API Gateway's account-level defaults: the local stage throttles like a deployed one.
+  PETSTORE_THROTTLE_RATE: z.coerce.number().positive().default(10_000),
+  PETSTORE_THROTTLE_BURST: z.coerce.number().int().min(1).default(5_000),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 
@@ -31,6 +34,7 @@ try {
     dataDir: config.PETSTORE_DATA_DIR,
     apiKey: config.PETSTORE_API_KEY,
     authorizerCacheTtlSeconds: config.PETSTORE_AUTHORIZER_CACHE_TTL,
+    throttle: { rate: config.PETSTORE_THROTTLE_RATE, burst: config.PETSTORE_THROTTLE_BURST },
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
   });

@@ -22,6 +22,7 @@ export interface LocalStageOptions {
   /** A key to register and accept; a new one is issued when absent. */
   apiKey?: string | undefined;
   authorizerCacheTtlSeconds: number;
+  throttle: { rate: number; burst: number };
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
 }
@@ -69,6 +70,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       functions,
       authorizer: await loadFunction(`petstore-${STAGE}-authorizer`, AUTHORIZER_ENTRY),
       authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+      throttle: options.throttle,
       accessLog: options.accessLog ?? (() => undefined),
     }),
   );
