@@ -24,6 +24,8 @@ export const createDocumentClient = (budget = DYNAMODB_TIME_BUDGET): DynamoDBDoc
       requestHandler: {
         connectionTimeout: budget.connectionTimeoutMs,
         requestTimeout: budget.requestTimeoutMs,
+        // Without it the SDK only logs a warning and the call waits on, past the budget.
+        throwOnRequestTimeout: true,
       },
     }),
     { marshallOptions: { removeUndefinedValues: true } },

@@ -12,6 +12,9 @@ const parameterSchema = (schema: z.ZodType): Record<string, unknown> => {
   const { $schema: _s, $defs: _d, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   if (typeof rest.$ref === 'string') rest.$ref = rest.$ref.replace('#/$defs/', '#/components/schemas/');
   if (rest.type === 'integer') delete rest.pattern; // integers travel as strings; the document states their meaning
+  // zod leaves a transformed schema's default out of its input form; the meaning has it (limit: 20).
+  const { default: meaningDefault } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as { default?: unknown };
+  if (meaningDefault !== undefined) rest.default ??= meaningDefault;
   return rest;
 };
 

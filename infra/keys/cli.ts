@@ -1,6 +1,5 @@
 // The key tool: `npm run keys -- create|list|revoke … [--stage local|staging|production]`.
 // A key is printed once, at creation, and stored only as its SHA-256 hash.
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../../shared/dynamodb.ts';
 import { createKeysRepository, type KeysRepository } from '../../shared/keys-repository.ts';
@@ -22,7 +21,8 @@ const fail = (message: string): never => {
 
 /** Runs `work` against the local stage's keys, through the running server's DynamoDB when there is one. */
 const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Promise<T> => {
-  const dataDir = process.env.PETSTORE_DATA_DIR ?? '.data';
+  // Empty means unset: resolving "" would take the current directory as the data directory.
+  const dataDir = process.env.PETSTORE_DATA_DIR || '.data';
   Object.assign(process.env, LOCAL_AWS_ENV);
   const owner = readOwner(dataDir);
   if (owner?.owner === 'server') {
@@ -52,6 +52,8 @@ const localKeys = (endpoint: string): KeysRepository => {
 
 /** The deployed stage's keys table, found from its stack's outputs. */
 const deployedKeys = async (stage: DeployedStage): Promise<KeysRepository> => {
+  // Loaded only here: the local stage, the common case, should not pay for the CloudFormation client.
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
   const { Stacks } = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: stackName(stage) }));
   const tableName = Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === STACK_OUTPUTS.keysTableName)?.OutputValue;
   if (!tableName) fail(`stack ${stackName(stage)} has no ${STACK_OUTPUTS.keysTableName} output; is it deployed?`);

@@ -34,13 +34,11 @@ export const startTestDynamoDB = async (): Promise<TestDynamoDB> => {
   };
 };
 
-/** A client with the production time budget, pointed at `endpoint` (for fault tests). */
+/**
+ * A client with the production time budget, pointed at `endpoint` (for fault tests).
+ * The variable stays set: the SDK reads it at the first request, not at construction.
+ */
 export const budgetedClient = (endpoint: string) => {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
-  Object.assign(process.env, LOCAL_AWS_ENV);
-  try {
-    return createDocumentClient();
-  } finally {
-    delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
-  }
+  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_DYNAMODB: endpoint });
+  return createDocumentClient();
 };

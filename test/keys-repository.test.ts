@@ -1,0 +1,83 @@
+// The keys table in dynalite: create, register, list, revoke and the authorizer's lookup.
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createKeysRepository, type KeysRepository } from '../shared/keys-repository.ts';
+import { generateKey, hashKey, KEY_PATTERN } from '../shared/keys.ts';
+import { keysTable } from '../shared/tables.ts';
+import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
+
+let db: TestDynamoDB;
+let keys: KeysRepository;
+beforeAll(async () => {
+  db = await startTestDynamoDB();
+  keys = createKeysRepository(db.client, keysTable.name);
+});
+afterAll(() => db?.close());
+
+const storedItems = async () => (await db.client.send(new ScanCommand({ TableName: keysTable.name }))).Items ?? [];
+
+describe('keys repository', () => {
+  test('create issues a key once and stores only its SHA-256', async () => {
+    const created = await keys.create('mobile app');
+    expect(created.key).toMatch(KEY_PATTERN);
+    expect(created.keyId).toMatch(/^key_\w+$/);
+    expect(created.label).toBe('mobile app');
+    expect(Date.parse(created.createdAt)).not.toBeNaN();
+
+    const item = (await storedItems()).find((candidate) => candidate.keyId === created.keyId);
+    expect(item).toEqual({ keyHash: hashKey(created.key), keyId: created.keyId, label: 'mobile app', createdAt: created.createdAt });
+    expect(JSON.stringify(await storedItems())).not.toContain(created.key);
+    expect(await keys.findActiveKeyId(created.key)).toBe(created.keyId);
+  });
+
+  test('register is idempotent: the same key keeps its record', async () => {
+    const key = generateKey();
+    const first = await keys.register(key, 'PETSTORE_API_KEY');
+    const second = await keys.register(key, 'another label');
+    expect(second).toEqual(first);
+    expect((await storedItems()).filter((item) => item.keyHash === hashKey(key))).toHaveLength(1);
+    expect(await keys.findActiveKeyId(key)).toBe(first.keyId);
+  });
+
+  test('list names keys by id, oldest first, never with their hash', async () => {
+    const listed = await keys.list();
+    expect(listed.length).toBeGreaterThanOrEqual(2);
+    listed.forEach((record) => expect(Object.keys(record)).not.toContain('keyHash'));
+    const times = listed.map((record) => record.createdAt);
+    expect(times).toEqual([...times].sort());
+  });
+
+  test('revoke refuses the key from then on, keeps the first revocation time, and leaves other keys alone', async () => {
+    const [doomed, other] = await Promise.all([keys.create('doomed'), keys.create('other')]);
+    expect(await keys.revoke(doomed.keyId)).toBe(true);
+    expect(await keys.findActiveKeyId(doomed.key)).toBeUndefined();
+    expect(await keys.findActiveKeyId(other.key)).toBe(other.keyId);
+
+    const revokedAt = (await keys.list()).find((record) => record.keyId === doomed.keyId)?.revokedAt;
+    expect(Date.parse(revokedAt!)).not.toBeNaN();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await keys.revoke(doomed.keyId)).toBe(true);
+    expect((await keys.list()).find((record) => record.keyId === doomed.keyId)?.revokedAt).toBe(revokedAt);
+  });
+
+  test('revoking an unknown key id is false and changes nothing', async () => {
+    const before = await storedItems();
+    expect(await keys.revoke('key_DoesNotExist')).toBe(false);
+    expect(await storedItems()).toEqual(before);
+  });
+
+  test('registering a revoked key does not bring it back', async () => {
+    const key = generateKey();
+    const record = await keys.register(key, 'env');
+    await keys.revoke(record.keyId);
+    expect((await keys.register(key, 'env')).revokedAt).toBeDefined();
+    expect(await keys.findActiveKeyId(key)).toBeUndefined();
+  });
+
+  test('findActiveKeyId: an unknown key, or a near miss of a real one, is undefined', async () => {
+    const { key } = await keys.create('near miss');
+    expect(await keys.findActiveKeyId(generateKey())).toBeUndefined();
+    expect(await keys.findActiveKeyId(key.toUpperCase())).toBeUndefined();
+    expect(await keys.findActiveKeyId(`${key}x`)).toBeUndefined();
+  });
+});

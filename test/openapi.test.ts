@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { openApiDocument } from '../shared/openapi.ts';
+
+const document = openApiDocument() as any;
+
+describe('openapi.json', () => {
+  test('is the document the code generates (else run `npm run openapi`)', () => {
+    const committed = readFileSync(new URL('../openapi.json', import.meta.url), 'utf8');
+    // `npm run openapi` writes console.log's output: the document, two-space indented, and a newline.
+    const generated = `${JSON.stringify(document, null, 2)}\n`;
+    if (committed !== generated) {
+      expect.fail('openapi.json is stale: it differs from shared/openapi.ts. Run `npm run openapi` and commit the result.');
+    }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, ...operation })),
+  );
+
+  test('is OpenAPI 3.1.0, version 1.0.0, behind a bearer scheme for every operation', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  test('has exactly the three operations, with their operationIds; only getPet is deprecated', () => {
+    expect(operations.map(({ method, path, operationId, deprecated }) => [method, path, operationId, deprecated ?? false])).toEqual([
+      ['get', '/pets', 'listPets', false],
+      ['post', '/pets', 'createPet', false],
+      ['get', '/pets/{petId}', 'getPet', true],
+    ]);
+  });
+
+  test('every response has a JSON body given by a schema reference that exists', () => {
+    for (const operation of operations) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+        const ref: string | undefined = response.content?.['application/json']?.schema?.$ref;
+        expect(ref, `${operation.operationId} ${status}`).toMatch(/^#\/components\/schemas\/\w+$/);
+        expect(document.components.schemas[ref!.split('/').at(-1)!], ref).toBeDefined();
+        if (Number(status) >= 400) expect(ref).toBe('#/components/schemas/Error');
+      }
+    }
+  });
+
+  test('the schemas say what the contract decided', () => {
+    const { NewPet, Pet, PetStatus, Error: ErrorSchema } = document.components.schemas;
+    expect(PetStatus.enum).toEqual(['available', 'pending', 'sold']);
+    expect(NewPet.additionalProperties).toBe(false);
+    expect(NewPet.required).toEqual(['name', 'categoryId']);
+    expect(NewPet.properties.status.default).toBe('available');
+    expect(NewPet.properties.categoryId).toMatchObject({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    expect(Pet.required).toEqual(expect.arrayContaining(['id', 'name', 'categoryId', 'status']));
+    expect(ErrorSchema.required).toEqual(expect.arrayContaining(['code', 'message', 'status', 'requestId']));
+    const limit = operations[0].parameters.find((p: any) => p.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
+  });
+});
