@@ -81,7 +81,12 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
               new PutCommand({
                 TableName: petsTableName,
                 Item: pet,
-                ConditionExpression: 'attribute_not_exists(id)',
+                // Never overwrites another animal. The second clause is for the SDK's retry of a
+                // put whose answer timed out after it landed: it finds this very item, and must
+                // succeed rather than make the caller create a duplicate under a new id.
+                ConditionExpression: 'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
+                ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
+                ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
               }),
             ),
           );

@@ -35,7 +35,7 @@ export const routes: readonly Route[] = [
     entry: 'functions/get-pet.ts',
     summary: 'Get an animal (deprecated: use GET /pets with the status filter)',
     deprecation: {
-      since: new Date('2026-11-21T00:00:00Z'),
+      since: new Date('2026-11-01T00:00:00Z'),
       sunset: new Date('2030-12-05T00:00:00Z'),
       successor: '/pets',
     },
