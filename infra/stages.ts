@@ -1,4 +1,7 @@
-// Settings shared by every stage. Per-stage settings join them here (issue: CDK stacks).
+// Settings shared by every stage, then each deployed stage's own: the one typed place
+// where staging and production differ. No CDK import here: the local server and the key
+// tool load this file too.
+import type { AlarmSettings } from './monitoring/alarm-settings.ts';
 
 /** Every function's timeout: API Gateway's own limit is 29 s, so a slow function is ours to cut. */
 export const FUNCTION_TIMEOUT_SECONDS = 10;
@@ -16,4 +19,112 @@ export const STACK_OUTPUTS = {
   baseUrl: 'BaseUrl',
   petsTableName: 'PetsTableName',
   keysTableName: 'KeysTableName',
+  countersTableName: 'CountersTableName',
 } as const;
+
+/** Retention periods (days) that CloudWatch Logs accepts. */
+export type LogRetentionDays =
+  | 1 | 3 | 5 | 7 | 14 | 30 | 60 | 90 | 120 | 150 | 180 | 365 | 400 | 545 | 731 | 1096 | 1827 | 2192 | 2557 | 2922 | 3288 | 3653;
+
+export interface StageSettings {
+  readonly stage: DeployedStage;
+  /** API Gateway stage throttling: steady requests per second, and the bucket that absorbs bursts. */
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  /** How long the functions' and the API's access log groups keep events. */
+  readonly logRetentionDays: LogRetentionDays;
+  /** POWERTOOLS_LOG_LEVEL of every function. */
+  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Every function's memory in MB; Lambda gives CPU in proportion, which is what cold starts need. */
+  readonly memoryMb: number;
+  readonly authorizerCacheTtlSeconds: number;
+  /** What CloudFormation does with the tables and log groups when they leave the stack. */
+  readonly removalPolicy: 'retain' | 'destroy';
+  readonly pointInTimeRecovery: boolean;
+  /** DynamoDB refuses DeleteTable, whoever asks. */
+  readonly deletionProtection: boolean;
+  /** CloudFormation refuses to delete the whole stack. */
+  readonly terminationProtection: boolean;
+  /**
+   * NODE_OPTIONS=--enable-source-maps: stack traces in the logs point at the TypeScript
+   * source, at the price of parsing the source map at cold start and mapping every stack.
+   */
+  readonly enableSourceMaps: boolean;
+  /** Bump it to replace the paging cursors' HMAC secret with a new random one (README: Deploying). */
+  readonly cursorSecretGeneration: number;
+  /** Where alarms are e-mailed; undefined: alarms show in CloudWatch only. */
+  readonly alarmEmail?: string;
+  // ── Monitoring (infra/monitoring, docs/runbook.md) ──
+  /** Alarm thresholds and evaluation; every alarm treats missing data as OK. */
+  readonly alarms: AlarmSettings;
+}
+
+export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
+  staging: {
+    stage: 'staging',
+    // Enough for the release checks and a load test; a runaway client cannot run up the bill.
+    throttling: { rateLimit: 50, burstLimit: 100 },
+    logRetentionDays: 14,
+    logLevel: 'INFO',
+    // Same memory as production, so that what staging measures holds for production.
+    memoryMb: 1024,
+    authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
+    // Staging holds test data only: `cdk destroy` removes it all.
+    removalPolicy: 'destroy',
+    pointInTimeRecovery: false,
+    deletionProtection: false,
+    terminationProtection: false,
+    // Readable stack traces where faults are chased; production keeps the cold starts lean.
+    enableSourceMaps: true,
+    cursorSecretGeneration: 1,
+    // ── Monitoring ── Few, irregular requests: a 5-minute period, any breach alarms, so a
+    // broken deployment shows before production. Looser latency: cold starts dominate.
+    alarms: {
+      periodMinutes: 5,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+      api5xxRatePercent: 5,
+      api5xxMinRequests: 10,
+      apiLatencyP99Ms: 3000,
+      lambdaErrors: 1,
+      lambdaThrottles: 1,
+      dynamodbThrottledRequests: 1,
+      dynamodbSystemErrors: 1,
+      authorizerErrors: 1,
+    },
+  },
+  production: {
+    stage: 'production',
+    // Far below the account's API Gateway (10,000 rps) and Lambda concurrency (1,000) quotas,
+    // which every API in the account shares; raise with the traffic.
+    throttling: { rateLimit: 200, burstLimit: 400 },
+    // A year of access logs: enough to answer "who used this key, when" after an incident.
+    logRetentionDays: 365,
+    logLevel: 'INFO',
+    memoryMb: 1024,
+    authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
+    removalPolicy: 'retain',
+    pointInTimeRecovery: true,
+    deletionProtection: true,
+    terminationProtection: true,
+    enableSourceMaps: false,
+    cursorSecretGeneration: 1,
+    // ── Monitoring ── Minutes, 3 of the last 5 breaching: a lasting problem pages, a blip does not.
+    alarms: {
+      periodMinutes: 1,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+      // 1 % of at least 20 requests a minute: a steady fault, not one unlucky request.
+      api5xxRatePercent: 1,
+      api5xxMinRequests: 20,
+      // DynamoDB answers in milliseconds: 2 s at p99 is cold starts piling up or retries.
+      apiLatencyP99Ms: 2000,
+      // Every Lambda error is a crash or a timeout (handled errors are responses).
+      lambdaErrors: 1,
+      lambdaThrottles: 1,
+      // A few throttled calls a minute are absorbed by the SDK's retries; more become 503s.
+      dynamodbThrottledRequests: 5,
+      dynamodbSystemErrors: 1,
+      authorizerErrors: 1,
+    },
+  },
+};

@@ -1,6 +1,6 @@
 // The container's repositories, built on first use from the environment the stack
 // sets, and reused by every invocation.
-import { createCursorCodec } from './cursor.ts';
+import { createCursorCodec, type CursorCodec } from './cursor.ts';
 import { documentClient } from './dynamodb.ts';
 import { createKeysRepository, type KeysRepository } from './keys-repository.ts';
 import { createPetsRepository, type PetsRepository } from './pets-repository.ts';
@@ -12,13 +12,21 @@ const required = (name: string): string => {
   return value;
 };
 
+/** Made on first use: only listPets pages, so only its function is given CURSOR_SECRET. */
+let cursorCodec: CursorCodec | undefined;
+const codec = (): CursorCodec => (cursorCodec ??= createCursorCodec(required('CURSOR_SECRET')));
+const cursors: CursorCodec = {
+  encode: (position) => codec().encode(position),
+  decode: (cursor, status) => codec().decode(cursor, status),
+};
+
 let pets: PetsRepository | undefined;
 export const petsRepository = (): PetsRepository =>
   (pets ??= createPetsRepository({
     client: documentClient(),
     petsTableName: tableName(petsTable),
     countersTableName: tableName(countersTable),
-    cursors: createCursorCodec(required('CURSOR_SECRET')),
+    cursors,
   }));
 
 let keys: KeysRepository | undefined;

@@ -1,0 +1,25 @@
+// The CDK app: one stack per deployed stage, checked by cdk-nag's AWS Solutions rules
+// on every synth (an unacknowledged finding fails `cdk synth` and `cdk deploy`).
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { PetStoreStack } from './pet-store-stack.ts';
+import { DEPLOYED_STAGES, stackName, stageSettings } from './stages.ts';
+
+export const createPetStoreApp = (app: App = new App()): { app: App; stacks: PetStoreStack[] } => {
+  // The account and region of the CLI's credentials and profile; unset (no AWS access)
+  // the stacks stay environment-agnostic, which synthesizes all the same.
+  const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  const stacks = DEPLOYED_STAGES.map(
+    (stage) =>
+      new PetStoreStack(app, stackName(stage), {
+        env,
+        settings: stageSettings[stage],
+        description: `Pet Store API, stage ${stage}: REST API, Lambda functions and DynamoDB tables`,
+        tags: { project: 'petstore', stage },
+      }),
+  );
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return { app, stacks };
+};
+
+if (import.meta.main) createPetStoreApp().app.synth();

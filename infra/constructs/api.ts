@@ -1,0 +1,137 @@
+// The REST API of one stage, generated from the single sources: routes from the route
+// table, the authorizer's identity validation from AUTHORIZATION_PATTERN, the error
+// bodies API Gateway writes itself from gatewayResponses, the access log from
+// accessLogFields. The local server reads the same sources.
+import { Duration, Fn, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+  type Stage,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { gatewayErrorTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
+import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
+import { API_VERSION_PATH, resourcePath, routes, type OperationId } from '../../shared/routes.ts';
+import { accessLogFields } from '../access-log.ts';
+import type { StageSettings } from '../stages.ts';
+import { removalPolicyOf } from './data.ts';
+
+export interface ApiProps {
+  readonly settings: StageSettings;
+  /** Each route's function, by operationId. */
+  readonly functions: Readonly<Record<OperationId, { readonly function: IFunction }>>;
+  readonly authorizer: IFunction;
+}
+
+/** A gateway response header value is a mapping expression: a literal is single-quoted. */
+const literal = (value: string): string => {
+  if (value.includes("'")) throw new Error(`a gateway response header cannot hold a quote: ${value}`);
+  return `'${value}'`;
+};
+
+export class Api extends Construct {
+  readonly restApi: RestApi;
+  readonly stage: Stage;
+  readonly accessLogGroup: LogGroup;
+  /** Where API Gateway writes its ERROR-level execution logs for the stage. */
+  readonly executionLogGroup: LogGroup;
+  /** The base address clients use: `https://…/{stage}/v1`. */
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, { settings, functions, authorizer }: ApiProps) {
+    super(scope, id);
+    const logRetention = { retention: settings.logRetentionDays, removalPolicy: removalPolicyOf(settings) };
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', logRetention);
+
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: `petstore-${settings.stage}`,
+      description: `Pet Store API, stage ${settings.stage}`,
+      endpointTypes: [EndpointType.REGIONAL],
+      // The role API Gateway logs with is one per account and region, shared by every API
+      // in it: two stage stacks must not both own it. Set once by hand (README, Deploying).
+      cloudWatchRole: false,
+      failOnWarnings: true,
+      deployOptions: {
+        stageName: settings.stage,
+        throttlingRateLimit: settings.throttling.rateLimit,
+        throttlingBurstLimit: settings.throttling.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
+        // Every value quoted: a field API Gateway leaves empty ("-") still makes valid JSON.
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        // Data tracing would log request and response bodies and headers: keys included.
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: true,
+      },
+    });
+    // RestApi adds an output of its own; the stack's BaseUrl (ending in /v1) is the one to use.
+    this.restApi.node.tryRemoveChild('Endpoint');
+    this.stage = this.restApi.deploymentStage;
+    this.baseUrl = this.stage.urlForPath(API_VERSION_PATH);
+
+    // API Gateway would create this group itself on the first error, keeping logs forever.
+    this.executionLogGroup = new LogGroup(this, 'ExecutionLogs', {
+      ...logRetention,
+      logGroupName: Fn.join('', ['API-Gateway-Execution-Logs_', this.restApi.restApiId, '/', settings.stage]),
+    });
+    this.stage.node.addDependency(this.executionLogGroup);
+
+    const tokenAuthorizer = new TokenAuthorizer(this, 'BearerKey', {
+      handler: authorizer,
+      identitySource: IdentitySource.header('Authorization'),
+      // Anything but `Bearer pet_…` is a 401 without invoking (or paying for) the function.
+      validationRegex: AUTHORIZATION_PATTERN,
+      resultsCacheTtl: Duration.seconds(settings.authorizerCacheTtlSeconds),
+    });
+
+    for (const route of routes) {
+      this.restApi.root.resourceForPath(resourcePath(route)).addMethod(
+        route.method,
+        // No test-invoke permission: the console's test call would skip the authorizer.
+        new LambdaIntegration(functions[route.operationId].function, { allowTestInvoke: false }),
+        { authorizer: tokenAuthorizer, authorizationType: AuthorizationType.CUSTOM, operationName: route.operationId },
+      );
+    }
+
+    for (const [type, { status, headers }] of Object.entries(gatewayResponses)) {
+      this.restApi.addGatewayResponse(type, {
+        type: ResponseType.of(type),
+        statusCode: String(status),
+        responseHeaders: Object.fromEntries(
+          Object.entries({ 'Content-Type': 'application/json', ...headers }).map(([name, value]) => [name, literal(value)]),
+        ),
+        templates: { 'application/json': gatewayErrorTemplate(type as GatewayResponseType) },
+      });
+    }
+
+    Validations.of(this.restApi).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Every function validates its own input against the shared zod schemas and answers with the contract\'s ' +
+        '400 body naming each bad field; an API Gateway model would answer first with a different, less precise body.',
+    });
+    Validations.of(this.restApi).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        'Callers are services holding API keys, not users: every method has the TOKEN authorizer, which accepts only ' +
+        'an unrevoked key (stored as its SHA-256 hash) and refuses the rest with a 401. There is no user pool to use.',
+    });
+    Validations.of(this.stage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'No method answers without a valid key (authorizer with identity validation) and the stage is throttled; ' +
+        'the API takes small JSON bodies only. A WAF web ACL is an account-level choice, to add when abuse is seen.',
+    });
+  }
+}

@@ -1,0 +1,54 @@
+// The tables of shared/tables.ts as DynamoDB TableV2 resources: keys and indexes come
+// from the shared definitions, never restated, so the stack and the local server agree.
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { tables, type KeyAttribute } from '../../shared/tables.ts';
+import type { StageSettings } from '../stages.ts';
+
+export type TableName = (typeof tables)[number]['name'];
+
+export interface DataProps {
+  readonly settings: StageSettings;
+}
+
+const attribute = ({ name, type }: KeyAttribute): Attribute => ({
+  name,
+  type: type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
+});
+
+export const removalPolicyOf = (settings: StageSettings): RemovalPolicy =>
+  settings.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+export class Data extends Construct {
+  /** Keyed by the definition's name (shared/tables.ts). */
+  readonly tables: Readonly<Record<TableName, TableV2>>;
+
+  constructor(scope: Construct, id: string, { settings }: DataProps) {
+    super(scope, id);
+    const built = {} as Record<TableName, TableV2>;
+    for (const definition of tables) {
+      const table = new TableV2(this, definition.name, {
+        partitionKey: attribute(definition.partitionKey),
+        globalSecondaryIndexes: definition.indexes.map((index) => ({
+          indexName: index.indexName,
+          partitionKey: attribute(index.partitionKey),
+          ...(index.sortKey && { sortKey: attribute(index.sortKey) }),
+          projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+        })),
+        // On demand: traffic is unknown and spiky, and an idle staging table costs nothing.
+        billing: Billing.onDemand(),
+        // The AWS owned key: still encrypted at rest, with no KMS charge per request, no key
+        // policy to keep and no kms:Decrypt to grant. The data is a public catalogue and
+        // SHA-256 hashes of 256-bit random keys, which no one can turn back into keys; a
+        // customer managed key would buy key-usage audit and revocation that nothing here needs.
+        encryption: TableEncryptionV2.dynamoOwnedKey(),
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: settings.pointInTimeRecovery },
+        deletionProtection: settings.deletionProtection,
+        removalPolicy: removalPolicyOf(settings),
+      });
+      built[definition.name] = table;
+    }
+    this.tables = built;
+  }
+}

@@ -1,0 +1,106 @@
+// The route table's functions plus the authorizer, each allowed exactly the DynamoDB
+// calls its repository makes (shared/pets-repository.ts, shared/keys-repository.ts).
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { powertoolsEnvironment } from '../../shared/metric-names.ts';
+import { AUTHORIZER_ENTRY, routes, type OperationId } from '../../shared/routes.ts';
+import { STATUS_INDEX, tables } from '../../shared/tables.ts';
+import type { StageSettings } from '../stages.ts';
+import { ApiFunction } from './api-function.ts';
+import type { TableName } from './data.ts';
+
+export type FunctionName = OperationId | 'authorizer';
+
+interface TableAccess {
+  readonly table: TableName;
+  /** An index of the table instead of the table itself. */
+  readonly index?: string;
+  readonly actions: readonly string[];
+}
+
+/** Least privilege: the calls each function makes, on the table or index it makes them on. */
+const ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>> = {
+  listPets: [
+    { table: 'pets', index: STATUS_INDEX, actions: ['dynamodb:Query'] },
+    { table: 'pets', actions: ['dynamodb:Scan'] },
+  ],
+  createPet: [
+    { table: 'pets', actions: ['dynamodb:PutItem'] },
+    { table: 'counters', actions: ['dynamodb:UpdateItem'] },
+  ],
+  getPet: [{ table: 'pets', actions: ['dynamodb:GetItem'] }],
+  authorizer: [{ table: 'keys', actions: ['dynamodb:GetItem'] }],
+};
+
+export interface FunctionsProps {
+  readonly settings: StageSettings;
+  readonly tables: Readonly<Record<TableName, TableV2>>;
+}
+
+export class Functions extends Construct {
+  /** Keyed by operationId (shared/routes.ts), plus `authorizer`. */
+  readonly functions: Readonly<Record<FunctionName, ApiFunction>>;
+  /** The HMAC key of listPets' paging cursors. */
+  readonly cursorSecret: Secret;
+
+  constructor(scope: Construct, id: string, { settings, tables: deployedTables }: FunctionsProps) {
+    super(scope, id);
+    const environment = {
+      ...powertoolsEnvironment(settings.stage, settings.logLevel),
+      // Every table's name, as on the local stage: a name grants nothing, the role does.
+      ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
+    };
+
+    // CURSOR_SECRET reaches listPets as a CloudFormation dynamic reference to a generated
+    // secret: CloudFormation resolves it at deploy time into the function's environment
+    // (encrypted at rest), so the template, the assembly and the repository never hold it,
+    // and the function needs no Secrets Manager call on its cold start (no latency, no
+    // secretsmanager:GetSecretValue, no extra SDK client). The cost: whoever may call
+    // lambda:GetFunctionConfiguration in the account can read it. That is acceptable for
+    // this secret: it only keeps cursors from being forged, and a forged cursor could only
+    // start a listing at an id the caller, holding a valid key, may list anyway. Only
+    // listPets pages, so only listPets gets it. A new generation (stage settings) is a new
+    // resource, so a new random value, which listPets then gets.
+    this.cursorSecret = new Secret(this, `CursorSecret${settings.cursorSecretGeneration}`, {
+      description: `HMAC key of the Pet Store's paging cursors (${settings.stage})`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      // Losing it only invalidates the cursors in flight (400, clients start over).
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The secret only authenticates paging cursors, which reveal nothing a key holder cannot list anyway. ' +
+        'The function reads it at deploy time, so rotating means a new secret and a redeploy, and every cursor in ' +
+        'flight then becomes a 400: done when needed (cursorSecretGeneration, README: Deploying), not on a schedule.',
+    });
+
+    const built = {} as Record<FunctionName, ApiFunction>;
+    for (const route of routes) {
+      built[route.operationId] = new ApiFunction(this, route.operationId, {
+        entry: route.entry,
+        description: `Pet Store ${route.operationId}: ${route.method} ${route.path}`,
+        settings,
+        environment: route.operationId === 'listPets'
+          ? { ...environment, CURSOR_SECRET: this.cursorSecret.secretValue.unsafeUnwrap() }
+          : environment,
+      });
+    }
+    built.authorizer = new ApiFunction(this, 'authorizer', {
+      entry: AUTHORIZER_ENTRY,
+      description: 'Pet Store authorizer: Bearer key to key id',
+      settings,
+      environment,
+    });
+
+    for (const [name, accesses] of Object.entries(ACCESS) as [FunctionName, readonly TableAccess[]][]) {
+      for (const { table, index, actions } of accesses) {
+        const { tableArn } = deployedTables[table];
+        built[name].allow(actions, [index === undefined ? tableArn : `${tableArn}/index/${index}`]);
+      }
+    }
+    this.functions = built;
+  }
+}

@@ -1,0 +1,59 @@
+// One deployed stage of the Pet Store: tables, functions, REST API, and the outputs
+// the key tool and the platform engineers read. Everything monitoring needs is a public
+// property: the API and its stage, the log groups, the functions and the tables.
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { RestApi, Stage } from 'aws-cdk-lib/aws-apigateway';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { Api } from './constructs/api.ts';
+import type { ApiFunction } from './constructs/api-function.ts';
+import { Data, type TableName } from './constructs/data.ts';
+import { Functions, type FunctionName } from './constructs/functions.ts';
+import { STACK_OUTPUTS, type StageSettings } from './stages.ts';
+
+export interface PetStoreStackProps extends StackProps {
+  readonly settings: StageSettings;
+}
+
+/** Which output names which table: a new table in shared/tables.ts does not compile without one. */
+const TABLE_OUTPUTS: Readonly<Record<TableName, string>> = {
+  pets: STACK_OUTPUTS.petsTableName,
+  keys: STACK_OUTPUTS.keysTableName,
+  counters: STACK_OUTPUTS.countersTableName,
+};
+
+export class PetStoreStack extends Stack {
+  readonly settings: StageSettings;
+  readonly api: RestApi;
+  readonly apiStage: Stage;
+  readonly accessLogGroup: LogGroup;
+  readonly executionLogGroup: LogGroup;
+  /** Each function with its log group and role, keyed by operationId, plus `authorizer`. */
+  readonly functions: Readonly<Record<FunctionName, ApiFunction>>;
+  /** Keyed by the table definition's name (shared/tables.ts). */
+  readonly tables: Readonly<Record<TableName, TableV2>>;
+
+  constructor(scope: Construct, id: string, { settings, ...props }: PetStoreStackProps) {
+    super(scope, id, { terminationProtection: settings.terminationProtection, ...props });
+    this.settings = settings;
+
+    const data = new Data(this, 'Data', { settings });
+    this.tables = data.tables;
+    this.functions = new Functions(this, 'Functions', { settings, tables: this.tables }).functions;
+    const api = new Api(this, 'Api', { settings, functions: this.functions, authorizer: this.functions.authorizer.function });
+    this.api = api.restApi;
+    this.apiStage = api.stage;
+    this.accessLogGroup = api.accessLogGroup;
+    this.executionLogGroup = api.executionLogGroup;
+
+    new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
+      key: STACK_OUTPUTS.baseUrl,
+      description: 'Base address of the API: append /pets',
+      value: api.baseUrl,
+    });
+    for (const [name, key] of Object.entries(TABLE_OUTPUTS) as [TableName, string][]) {
+      new CfnOutput(this, key, { key, description: `Name of the ${name} table`, value: this.tables[name].tableName });
+    }
+  }
+}

@@ -1,0 +1,116 @@
+// API Gateway: a regional REST API per stage, its routes from the route table behind the
+// TOKEN authorizer, the stage's throttling, logging and tracing, and the BaseUrl output.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { accessLogFields } from '../../infra/access-log.ts';
+import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stages.ts';
+import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
+import { routes } from '../../shared/routes.ts';
+import { synthesized, type SynthesizedApp } from './support/synth.ts';
+import { apiMethods, render, resource, resourcesOfType } from './support/template.ts';
+
+let app: SynthesizedApp;
+beforeAll(async () => {
+  app = await synthesized();
+}, 300_000);
+
+describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
+  const settings = stageSettings[stage];
+  const ids = () => app.index[stage];
+  const template = () => app.template(stage);
+  const stageProperties = () => resource(template(), ids().apiStage).Properties!;
+
+  test('has one REGIONAL REST API', () => {
+    const apis = resourcesOfType(template(), 'AWS::ApiGateway::RestApi');
+    expect(apis.map(([id]) => id)).toEqual([ids().restApi]);
+    expect(apis[0]![1].Properties!.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
+  });
+
+  test(`deploys to an API Gateway stage named ${stage}`, () => {
+    expect(resourcesOfType(template(), 'AWS::ApiGateway::Stage')).toHaveLength(1);
+    expect(stageProperties().StageName).toBe(stage);
+  });
+
+  test('has exactly the methods of the route table, each a Lambda proxy to its own function', () => {
+    const methods = apiMethods(template());
+    expect(methods.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(routes.map((r) => `${r.method} /v1${r.path}`).sort());
+    for (const route of routes) {
+      const method = methods.find((m) => m.httpMethod === route.method && m.path === `/v1${route.path}`)!;
+      expect(method.properties.OperationName).toBe(route.operationId);
+      expect(method.properties.Integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' });
+      expect(render(method.properties.Integration.Uri)).toMatch(
+        new RegExp(`/functions/\\$\\{${ids().functions[route.operationId].function}\\.Arn\\}/invocations$`),
+      );
+    }
+  });
+
+  test('every method requires the TOKEN authorizer', () => {
+    const [[authorizerId]] = resourcesOfType(template(), 'AWS::ApiGateway::Authorizer') as [[string, unknown]];
+    for (const method of apiMethods(template())) {
+      expect(method.properties.AuthorizationType, method.path).toBe('CUSTOM');
+      expect(render(method.properties.AuthorizerId)).toBe(`\${${authorizerId}}`);
+    }
+  });
+
+  test('the authorizer reads Authorization, checks AUTHORIZATION_PATTERN first, and caches its answer', () => {
+    const authorizers = resourcesOfType(template(), 'AWS::ApiGateway::Authorizer');
+    expect(authorizers).toHaveLength(1);
+    const properties = authorizers[0]![1].Properties!;
+    expect(properties).toMatchObject({
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      IdentityValidationExpression: AUTHORIZATION_PATTERN,
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    expect(render(properties.AuthorizerUri)).toContain(`/functions/\${${ids().functions.authorizer.function}.Arn}/invocations`);
+  });
+
+  test("throttles with the stage's rate and burst; logs errors and metrics, never data; traces with X-Ray", () => {
+    expect(stageProperties().MethodSettings).toEqual([
+      {
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        ThrottlingRateLimit: settings.throttling.rateLimit,
+        ThrottlingBurstLimit: settings.throttling.burstLimit,
+        LoggingLevel: 'ERROR',
+        MetricsEnabled: true,
+        DataTraceEnabled: false,
+      },
+    ]);
+    expect(stageProperties().TracingEnabled).toBe(true);
+  });
+
+  test('writes a JSON access log line with exactly the fields of infra/access-log.ts, never a header', () => {
+    const { Format, DestinationArn } = stageProperties().AccessLogSetting;
+    expect(JSON.parse(Format)).toEqual(accessLogFields);
+    for (const variable of Object.values(JSON.parse(Format) as Record<string, string>)) {
+      expect(variable).toMatch(/^\$context\.[\w.]+$/);
+      expect(variable.toLowerCase()).not.toContain('header');
+    }
+    expect(render(DestinationArn)).toMatch(new RegExp(`:log-group:\\$\\{${ids().accessLogGroup}\\}$`));
+  });
+
+  test("keeps the access and execution logs for the stage's retention", () => {
+    for (const id of [ids().accessLogGroup, ids().executionLogGroup]) {
+      expect(resource(template(), id).Properties!.RetentionInDays).toBe(settings.logRetentionDays);
+    }
+    // The group API Gateway writes execution logs to, made before the stage so it is never made forever.
+    expect(render(resource(template(), ids().executionLogGroup).Properties!.LogGroupName)).toBe(
+      `API-Gateway-Execution-Logs_\${${ids().restApi}}/${stage}`,
+    );
+    expect(resource(template(), ids().apiStage).DependsOn).toContain(ids().executionLogGroup);
+  });
+
+  test("leaves the account's API Gateway CloudWatch role alone", () => {
+    expect(resourcesOfType(template(), 'AWS::ApiGateway::Account')).toEqual([]);
+    const roles = resourcesOfType(template(), 'AWS::IAM::Role').map(([, role]) => role.Properties!.AssumeRolePolicyDocument);
+    expect(JSON.stringify(roles)).not.toContain('apigateway.amazonaws.com');
+  });
+
+  test('outputs the base URL of the stage, ending in /v1, and nothing but the documented outputs', () => {
+    const { Outputs } = template();
+    expect(Object.keys(Outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
+    expect(render(Outputs[STACK_OUTPUTS.baseUrl]!.Value)).toMatch(
+      new RegExp(`^https://\\$\\{${ids().restApi}\\}\\.execute-api\\.eu-west-1\\.\\$\\{AWS::URLSuffix\\}/\\$\\{${ids().apiStage}\\}/v1$`),
+    );
+  });
+});

@@ -1,0 +1,69 @@
+// The CDK app: its two stacks, where they deploy, cdk.json, and the stage settings.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS, DEPLOYED_STAGES, stageSettings, stackName } from '../../infra/stages.ts';
+import { REPOSITORY_ROOT, synthesized, TEST_ENV, type SynthesizedApp } from './support/synth.ts';
+
+let app: SynthesizedApp;
+beforeAll(async () => {
+  app = await synthesized();
+}, 300_000);
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
+
+test('the app has exactly the stacks PetStore-staging and PetStore-production', () => {
+  const stacks = Object.entries(app.manifest().artifacts)
+    .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
+    .map(([id]) => id)
+    .sort();
+  expect(stacks).toEqual(['PetStore-production', 'PetStore-staging']);
+  expect(DEPLOYED_STAGES.map(stackName).sort()).toEqual(stacks);
+});
+
+test("each stack deploys to the CLI's account and region (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION)", () => {
+  for (const stage of DEPLOYED_STAGES) {
+    expect(app.manifest().artifacts[stackName(stage)]!.environment).toBe(`aws://${TEST_ENV.account}/${TEST_ENV.region}`);
+  }
+});
+
+test('only production refuses to be deleted as a whole', () => {
+  const protection = (stage: 'staging' | 'production') =>
+    app.manifest().artifacts[stackName(stage)]!.properties?.terminationProtection ?? false;
+  expect(protection('production')).toBe(true);
+  expect(protection('staging')).toBe(false);
+});
+
+describe('cdk.json', () => {
+  const cdkJson = readJson(join(REPOSITORY_ROOT, 'cdk.json'));
+
+  test('runs infra/app.ts with Node (type stripping, no build step)', () => {
+    expect(cdkJson.app).toBe('node infra/app.ts');
+  });
+
+  test("sets exactly the installed aws-cdk-lib's recommended feature flags, as cdk init writes them", () => {
+    const recommended = readJson(join(REPOSITORY_ROOT, 'node_modules/aws-cdk-lib/recommended-feature-flags.json'));
+    expect(cdkJson.context).toEqual(recommended);
+    // cdk init sorts the keys.
+    expect(Object.keys(cdkJson.context)).toEqual(Object.keys(recommended).sort());
+  });
+});
+
+describe('stage settings', () => {
+  test('the authorizer cache is 300 s on both deployed stages', () => {
+    expect(DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS).toBe(300);
+    for (const stage of DEPLOYED_STAGES) expect(stageSettings[stage].authorizerCacheTtlSeconds).toBe(300);
+  });
+
+  test('production keeps its data: retain, point-in-time recovery, deletion protection', () => {
+    expect(stageSettings.production).toMatchObject({ removalPolicy: 'retain', pointInTimeRecovery: true, deletionProtection: true });
+  });
+
+  test('staging can be destroyed', () => {
+    expect(stageSettings.staging).toMatchObject({ removalPolicy: 'destroy', deletionProtection: false, terminationProtection: false });
+  });
+
+  test('each entry is the settings of the stage it is filed under', () => {
+    for (const stage of DEPLOYED_STAGES) expect(stageSettings[stage].stage).toBe(stage);
+  });
+});

@@ -1,0 +1,132 @@
+// The local server (`npm start`) and the synthesized API must be the same API: the
+// same routes, the same authorizer (header and identity validation) and the same error
+// bodies from the gateway. Checked against the staging template; production's API is
+// built by the same code (api.test.ts checks both).
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
+import { startLocalServer, type LocalServer } from '../support/local-server.ts';
+import { synthesized, type CfnTemplate, type SynthesizedApp } from './support/synth.ts';
+import { apiMethods, resourcesOfType } from './support/template.ts';
+
+let app: SynthesizedApp;
+let server: LocalServer;
+let template: CfnTemplate;
+beforeAll(async () => {
+  [app, server] = await Promise.all([synthesized(), startLocalServer()]);
+  template = app.template('staging');
+}, 300_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** What API Gateway sends for a gateway response of `type`: status, headers and the rendered template. */
+const synthesizedResponse = (type: GatewayResponseType, requestId: string, messageString: string) => {
+  const found = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties!.ResponseType === type);
+  expect(found, type).toHaveLength(1);
+  const { StatusCode, ResponseParameters, ResponseTemplates } = found[0]![1].Properties!;
+  const body = (ResponseTemplates['application/json'] as string)
+    .replaceAll('$context.requestId', requestId)
+    // API Gateway substitutes messageString already quoted.
+    .replaceAll('$context.error.messageString', JSON.stringify(messageString));
+  expect(body, 'no other variable is left to render').not.toContain('$');
+  const headers = Object.fromEntries(
+    Object.entries(ResponseParameters as Record<string, string>).map(([name, value]) => {
+      expect(value, 'a header value is a quoted literal').toMatch(/^'[^']*'$/);
+      return [name.replace(/^gatewayresponse\.header\./, ''), value.slice(1, -1)];
+    }),
+  );
+  return { status: Number(StatusCode), headers, body: JSON.parse(body) as unknown };
+};
+
+const call = async (method: string, path: string, authorization?: string) => {
+  const response = await fetch(`${server.baseUrl.replace(/\/v1$/, '')}${path}`, {
+    method,
+    headers: authorization === undefined ? {} : { Authorization: authorization },
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+};
+
+describe('gateway responses', () => {
+  test.each(Object.keys(gatewayResponses) as GatewayResponseType[])(
+    '%s: the synthesized template renders the body, status and headers the local server sends',
+    (type) => {
+      const rendered = synthesizedResponse(type, 'c0ffee-request', 'Gateway says no');
+      expect(rendered.body).toEqual(gatewayErrorBody(type, 'c0ffee-request', 'Gateway says no'));
+      expect(rendered.status).toBe(gatewayResponses[type].status);
+      expect(rendered.headers).toEqual({ 'Content-Type': 'application/json', ...gatewayResponses[type].headers });
+    },
+  );
+
+  test('an unknown route: both answer 404 with the MISSING_AUTHENTICATION_TOKEN response', async () => {
+    const reply = await call('GET', '/v1/animals', 'Bearer nothing');
+    const requestId = reply.headers.get('x-amzn-requestid')!;
+    const expected = synthesizedResponse('MISSING_AUTHENTICATION_TOKEN', requestId, 'Missing Authentication Token');
+    expect(reply.status).toBe(expected.status);
+    expect(reply.body).toEqual(expected.body);
+  });
+
+  test('no key: both answer 401 with the UNAUTHORIZED response and its WWW-Authenticate header', async () => {
+    const reply = await call('GET', '/v1/pets');
+    const expected = synthesizedResponse('UNAUTHORIZED', reply.headers.get('x-amzn-requestid')!, 'Unauthorized');
+    expect(reply.status).toBe(expected.status);
+    expect(reply.body).toEqual(expected.body);
+    expect(reply.headers.get('www-authenticate')).toBe(expected.headers['WWW-Authenticate']);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+});
+
+describe('routes', () => {
+  test('every synthesized method exists locally: it asks for a key instead of answering 404', async () => {
+    const methods = apiMethods(template);
+    expect(methods.length).toBeGreaterThan(0);
+    for (const { httpMethod, path } of methods) {
+      const reply = await call(httpMethod, path.replace(/\{\w+\}/g, '1'));
+      expect(reply.status, `${httpMethod} ${path}`).toBe(401);
+    }
+  });
+
+  test('a method the template lacks is 404 locally too', async () => {
+    const synthesized = new Set(apiMethods(template).map((m) => `${m.httpMethod} ${m.path}`));
+    const candidates = ['DELETE /v1/pets', 'PUT /v1/pets/{petId}', 'POST /v1/pets/{petId}', 'GET /v1', 'GET /v1/pets/{petId}/owner', 'GET /pets'];
+    for (const candidate of candidates.filter((c) => !synthesized.has(c))) {
+      const [method, path] = candidate.split(' ') as [string, string];
+      const reply = await call(method, path.replace(/\{\w+\}/g, '1'), `Bearer ${server.key}`);
+      expect(reply.status, candidate).toBe(404);
+    }
+  });
+});
+
+describe('authorizer', () => {
+  const authorizer = () => {
+    const authorizers = resourcesOfType(template, 'AWS::ApiGateway::Authorizer');
+    expect(authorizers).toHaveLength(1);
+    return authorizers[0]![1].Properties as Record<string, string>;
+  };
+
+  test('both read the key from the Authorization header', async () => {
+    expect(authorizer().IdentitySource).toBe('method.request.header.Authorization');
+    expect((await call('GET', '/v1/pets', `Bearer ${server.key}`)).status).toBe(200);
+  });
+
+  test("the template's identity validation expression decides which Authorization values the local server lets through", async () => {
+    const expression = new RegExp(authorizer().IdentityValidationExpression!);
+    const key = server.key;
+    // What reaches a server (fetch, like any HTTP stack, trims the value's ends).
+    const values = [
+      `Bearer ${key}`,
+      `bearer ${key}`,
+      `BEARER   ${key}`,
+      `Bearer\t${key}`,
+      `Basic ${key}`,
+      `Bearer ${key} ${key}`,
+      `Bearer`,
+      `Bearer:${key}`,
+      key,
+      `Bearer pet_short`,
+    ];
+    for (const value of values) {
+      const reply = await call('GET', '/v1/pets', value);
+      expect(reply.status === 200, JSON.stringify(value.replace(key, '<key>'))).toBe(expression.test(value));
+    }
+  });
+});
