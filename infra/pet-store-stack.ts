@@ -10,6 +10,7 @@ import { Api } from './constructs/api.ts';
 import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
 import { Functions, type FunctionName } from './constructs/functions.ts';
+import { Monitoring } from './monitoring/monitoring.ts';
 import { STACK_OUTPUTS, type StageSettings } from './stages.ts';
 
 export interface PetStoreStackProps extends StackProps {
@@ -46,6 +47,17 @@ export class PetStoreStack extends Stack {
     this.apiStage = api.stage;
     this.accessLogGroup = api.accessLogGroup;
     this.executionLogGroup = api.executionLogGroup;
+
+    // On-call's alarms, dashboard and saved queries (docs/runbook.md), deployed with the stage.
+    new Monitoring(this, 'Monitoring', {
+      stage: settings.stage,
+      alarms: settings.alarms,
+      alarmEmail: settings.alarmEmail,
+      apiStage: this.apiStage,
+      accessLogGroup: this.accessLogGroup,
+      functions: this.functions,
+      tables: this.tables,
+    });
 
     new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
       key: STACK_OUTPUTS.baseUrl,

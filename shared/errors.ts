@@ -58,6 +58,13 @@ export class ServiceUnavailableError extends HttpError {
   }
 }
 
+/** The function ran out of time (middy answers just before the Lambda deadline). */
+export class GatewayTimeoutError extends HttpError {
+  constructor(cause: unknown) {
+    super(504, 'GATEWAY_TIMEOUT', 'The service did not answer in time', { cause });
+  }
+}
+
 /** Turns zod issues into a 400 whose message reads as a sentence and whose details name each field. */
 export const validationError = (error: z.ZodError, location?: string): BadRequestError => {
   const all: ErrorDetail[] = error.issues.flatMap((issue) => {

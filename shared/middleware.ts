@@ -2,16 +2,17 @@
 // and metrics per request, the contract's Error body for every failure, and the
 // body size limit.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { HttpError, PayloadTooLargeError } from './errors.ts';
+import { GatewayTimeoutError, HttpError, PayloadTooLargeError } from './errors.ts';
 import { INTERNAL_ERROR_MESSAGE } from './gateway-responses.ts';
 import { bodyBytes, json, versionRoot } from './http.ts';
+import { statusClassOf } from './metric-names.ts';
 import { logger, metrics } from './observability.ts';
 import { route, type Deprecation, type OperationId } from './routes.ts';
 import type { ErrorBody, ErrorCode } from './schemas.ts';
+import { addInvocationMetrics, elapsedMs, logRequestSummary, recordMetric } from './telemetry.ts';
 
 type Event = APIGatewayProxyEvent;
 type Result = APIGatewayProxyResult;
@@ -24,45 +25,51 @@ export const MAX_BODY_BYTES = 16 * 1024;
 /** The caller's key id, which the authorizer put in principalId. Never the key. */
 export const keyIdOf = (event: Event): string | undefined => event.requestContext.authorizer?.principalId ?? undefined;
 
-const errorCodeOf = (error: unknown): ErrorCode | undefined =>
-  error === undefined || error === null ? undefined : error instanceof HttpError ? error.code : 'INTERNAL_ERROR';
+/** The typed form of an error, when it has one: middy's TimeoutError near the deadline is our 504. */
+const asHttpError = (error: unknown): HttpError | undefined =>
+  error instanceof HttpError
+    ? error
+    : error instanceof Error && error.name === 'TimeoutError'
+      ? new GatewayTimeoutError(error)
+      : undefined;
 
-/** Every log line names the API Gateway request id (the client's requestId) and the key id. */
+const errorCodeOf = (error: unknown): ErrorCode | undefined =>
+  error === undefined || error === null ? undefined : (asHttpError(error)?.code ?? 'INTERNAL_ERROR');
+
+/**
+ * Every log line of the request names the API Gateway request id (the client's
+ * requestId, which the access log names too) and the key id, so one saved query
+ * finds all of a request's lines.
+ */
 const requestContext = (): HttpMiddleware => ({
   before: ({ event }) => {
-    logger.setCorrelationId(event.requestContext.requestId);
-    const keyId = keyIdOf(event);
-    if (keyId) logger.appendKeys({ keyId });
+    logger.appendKeys({ requestId: event.requestContext.requestId, keyId: keyIdOf(event) });
   },
 });
 
-let coldStart = true;
-
-/** One summary line and the request metrics, whatever the outcome. */
+/**
+ * One summary line and the request metrics, whatever the outcome. Powertools adds
+ * `cold_start` to the line (injectLambdaContext) and the ColdStart metric (logMetrics).
+ */
 const requestSummary = (operation: OperationId): HttpMiddleware => {
   const before = (request: HttpRequest) => {
     request.internal.startedAt = performance.now();
-    request.internal.coldStart = coldStart;
-    coldStart = false;
   };
   const finish = (request: HttpRequest) => {
     const status = request.response?.statusCode ?? 500;
     const errorCode = errorCodeOf(request.error);
-    const latencyMs = Math.round((performance.now() - (request.internal.startedAt as number)) * 100) / 100;
-    logger.info('request', {
-      operation,
-      status,
-      errorCode,
-      latencyMs,
-      keyId: keyIdOf(request.event),
-      requestId: request.event.requestContext.requestId,
-      coldStart: request.internal.coldStart,
-    });
-    metrics.addDimensions({ operation, statusClass: `${Math.floor(status / 100)}xx` });
-    metrics.addMetric('Requests', MetricUnit.Count, 1);
-    metrics.addMetric('Latency', MetricUnit.Milliseconds, latencyMs);
-    if (errorCode === 'BAD_REQUEST') metrics.addMetric('ValidationFailures', MetricUnit.Count, 1);
-    if (errorCode === 'SERVICE_UNAVAILABLE') metrics.addMetric('DynamoDBFaults', MetricUnit.Count, 1);
+    const latencyMs = elapsedMs(request.internal.startedAt as number);
+    const { requestId } = request.event.requestContext;
+    logRequestSummary({ operation, status, errorCode, latencyMs, keyId: keyIdOf(request.event), requestId });
+    recordMetric('requests', { operation, statusClass: statusClassOf(status) });
+    addInvocationMetrics(
+      { operation },
+      {
+        latency: latencyMs,
+        ...(errorCode === 'BAD_REQUEST' && { validationFailures: 1 }),
+        ...(errorCode === 'SERVICE_UNAVAILABLE' && { dynamodbFaults: 1 }),
+      },
+    );
   };
   return { before, after: finish, onError: finish };
 };
@@ -70,10 +77,12 @@ const requestSummary = (operation: OperationId): HttpMiddleware => {
 /** Turns every error into the contract's Error body; the cause and stack go to the log only. */
 const errorHandler = (): HttpMiddleware => ({
   onError: (request) => {
-    const { error, event } = request;
+    const { event } = request;
     const requestId = event.requestContext.requestId;
+    const error = asHttpError(request.error) ?? request.error;
     if (error instanceof HttpError) {
-      if (error.status >= 500) logger.error(error.message, { error, cause: error.cause });
+      // The stack (and the cause's) goes to the log only; the body names the requestId to find it.
+      if (error.status >= 500) logger.error(error.message, { error });
       const body: ErrorBody = { code: error.code, message: error.message, status: error.status, requestId };
       if (error.details) body.details = error.details;
       request.response = json(error.status, body, error.headers);
@@ -92,7 +101,7 @@ const bodyLimit = (maxBytes: number): HttpMiddleware => ({
 });
 
 /** RFC 9745 and RFC 8594 headers on every response, and a count of calls per key id. */
-const deprecated = ({ since, sunset, successor }: Deprecation): HttpMiddleware => {
+const deprecated = (operation: OperationId, { since, sunset, successor }: Deprecation): HttpMiddleware => {
   const addHeaders = ({ event, response }: HttpRequest) => {
     if (!response) return;
     response.headers = {
@@ -104,9 +113,7 @@ const deprecated = ({ since, sunset, successor }: Deprecation): HttpMiddleware =
   };
   return {
     before: ({ event }) => {
-      const counter = metrics.singleMetric();
-      counter.addDimension('keyId', keyIdOf(event) ?? 'unknown');
-      counter.addMetric('DeprecatedCalls', MetricUnit.Count, 1);
+      recordMetric('deprecatedCalls', { operation, keyId: keyIdOf(event) ?? 'unknown' });
     },
     after: addHeaders,
     onError: addHeaders,
@@ -117,11 +124,12 @@ const deprecated = ({ since, sunset, successor }: Deprecation): HttpMiddleware =
 export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
   const { deprecation } = route(operationId);
   const chain = middy<Event, Result, Error, Context, Record<string, unknown>>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the Authorization header.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .use(requestContext())
     .use(requestSummary(operationId));
   // Registered before errorHandler so that its onError runs after the Error body exists.
-  if (deprecation) chain.use(deprecated(deprecation));
+  if (deprecation) chain.use(deprecated(operationId, deprecation));
   return chain.use(errorHandler()).use(bodyLimit(MAX_BODY_BYTES)).handler(handler);
 };

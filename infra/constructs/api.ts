@@ -22,7 +22,7 @@ import { Construct } from 'constructs';
 import { gatewayErrorTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
 import { API_VERSION_PATH, resourcePath, routes, type OperationId } from '../../shared/routes.ts';
-import { accessLogFields } from '../access-log.ts';
+import { accessLogFormat } from '../access-log.ts';
 import type { StageSettings } from '../stages.ts';
 import { removalPolicyOf } from './data.ts';
 
@@ -66,8 +66,7 @@ export class Api extends Construct {
         throttlingRateLimit: settings.throttling.rateLimit,
         throttlingBurstLimit: settings.throttling.burstLimit,
         accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
-        // Every value quoted: a field API Gateway leaves empty ("-") still makes valid JSON.
-        accessLogFormat: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
+        accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
         loggingLevel: MethodLoggingLevel.ERROR,
         // Data tracing would log request and response bodies and headers: keys included.
         dataTraceEnabled: false,

@@ -21,6 +21,8 @@ type Handler<E, R> = (event: E, context: Context) => Promise<R>;
 /** Must run before any function module is imported, as the runtime does before init. */
 export const prepareRuntime = async (concurrency = 64): Promise<void> => {
   process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= String(concurrency);
+  // As Lambda sets it for on-demand functions: Powertools reports cold starts only then.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE ??= 'on-demand';
   await InvokeStore.getInstanceAsync(true);
 };
 

@@ -1,0 +1,138 @@
+// The alarms of one stage, each to the stage's topic (on alarm and on recovery), with
+// its threshold from the stage settings and a deliberate answer to "no data". Every
+// alarm's name starts with its kind, which is a section of docs/runbook.md.
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  TreatMissingData,
+  type IMetric,
+  type Metric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { routes } from '../../shared/routes.ts';
+import { stackName } from '../stages.ts';
+import type { MonitoringProps } from './props.ts';
+
+/** What each kind of alarm means; docs/runbook.md has a section per kind. */
+export const ALARM_KINDS = {
+  Api5xxRate: 'The API answered too many requests with a 5XX (our fault, DynamoDB unavailable, authorizer failure or timeout).',
+  ApiLatencyP99: 'The slowest 1 % of requests took longer than the threshold, end to end at API Gateway.',
+  LambdaErrors: 'Invocations of the function failed: it crashed, timed out or ran out of memory (handled errors are responses, not failures).',
+  LambdaThrottles: 'Lambda refused invocations of the function: concurrency is exhausted.',
+  AuthorizerErrors: 'API Gateway answered 503 because the authorizer failed (not because it refused a key): no caller gets in.',
+  DynamoDBThrottledRequests: 'DynamoDB throttled requests to the table.',
+  DynamoDBSystemErrors: 'DynamoDB failed requests to the table on its side (HTTP 500).',
+} as const;
+export type AlarmKind = keyof typeof ALARM_KINDS;
+
+/** The data-plane calls the functions and the key tool make (their ThrottledRequests and SystemErrors). */
+export const DYNAMODB_OPERATIONS = [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.QUERY, Operation.SCAN];
+
+interface AlarmDefinition {
+  kind: AlarmKind;
+  /** What the alarm watches, when there is more than one of its kind: an operation, a function, a table. */
+  subject?: string;
+  metric: IMetric;
+  threshold: number;
+  comparison: ComparisonOperator;
+  /** Every alarm here reads a metric that is absent when nothing happens: absent is OK. */
+  whyNoDataIsOk: string;
+}
+
+export const createAlarms = (scope: Construct, props: MonitoringProps, topic: ITopic, authorizerErrors: Metric): Alarm[] => {
+  const { stage, alarms: settings, apiStage, functions, tables } = props;
+  const period = Duration.minutes(settings.periodMinutes);
+  const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
+
+  const definitions: AlarmDefinition[] = [
+    {
+      kind: 'Api5xxRate',
+      metric: new MathExpression({
+        // Judged only with enough traffic: one failure in two requests is not a 50 % outage.
+        expression: `IF(requests >= ${settings.api5xxMinRequests}, 100 * errors / requests, 0)`,
+        usingMetrics: {
+          errors: apiStage.metricServerError({ statistic: 'Sum', period }),
+          requests: apiStage.metricCount({ statistic: 'Sum', period }),
+        },
+        label: '5XX responses (% of requests)',
+        period,
+      }),
+      threshold: settings.api5xxRatePercent,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      whyNoDataIsOk: 'no requests, so no failed ones',
+    },
+    {
+      kind: 'ApiLatencyP99',
+      metric: apiStage.metricLatency({ statistic: 'p99', period }),
+      threshold: settings.apiLatencyP99Ms,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      whyNoDataIsOk: 'no requests, so none was slow',
+    },
+    // Not the authorizer: a refused key is a thrown "Unauthorized", which Lambda counts as
+    // an error. Its faults are AuthorizerErrors, read from the access log.
+    ...routes.map(({ operationId }): AlarmDefinition => ({
+      kind: 'LambdaErrors',
+      subject: operationId,
+      metric: functions[operationId].function.metricErrors({ statistic: 'Sum', period }),
+      threshold: settings.lambdaErrors,
+      comparison: atLeast,
+      whyNoDataIsOk: 'no invocations, so no failed ones',
+    })),
+    ...Object.entries(functions).map(([name, { function: fn }]): AlarmDefinition => ({
+      kind: 'LambdaThrottles',
+      subject: name,
+      metric: fn.metricThrottles({ statistic: 'Sum', period }),
+      threshold: settings.lambdaThrottles,
+      comparison: atLeast,
+      whyNoDataIsOk: 'no invocations, so none refused',
+    })),
+    {
+      kind: 'AuthorizerErrors',
+      metric: authorizerErrors.with({ period }),
+      threshold: settings.authorizerErrors,
+      comparison: atLeast,
+      whyNoDataIsOk: 'no access-log lines, so no requests to fail',
+    },
+    ...Object.entries(tables).flatMap(([name, table]): AlarmDefinition[] => [
+      {
+        kind: 'DynamoDBThrottledRequests',
+        subject: name,
+        metric: table.metricThrottledRequestsForOperations({ operations: DYNAMODB_OPERATIONS, period }),
+        threshold: settings.dynamodbThrottledRequests,
+        comparison: atLeast,
+        whyNoDataIsOk: 'DynamoDB publishes throttled requests only when there are some',
+      },
+      {
+        kind: 'DynamoDBSystemErrors',
+        subject: name,
+        metric: table.metricSystemErrorsForOperations({ operations: DYNAMODB_OPERATIONS, period }),
+        threshold: settings.dynamodbSystemErrors,
+        comparison: atLeast,
+        whyNoDataIsOk: 'DynamoDB publishes system errors only when there are some',
+      },
+    ]),
+  ];
+
+  const action = new SnsAction(topic);
+  return definitions.map(({ kind, subject, metric, threshold, comparison, whyNoDataIsOk }) => {
+    const id = subject ? `${kind}-${subject}` : kind;
+    const alarm = new Alarm(scope, id, {
+      metric,
+      alarmName: `${stackName(stage)}-${id}`,
+      alarmDescription: `${ALARM_KINDS[kind]} No data is OK: ${whyNoDataIsOk}. Runbook: docs/runbook.md, section ${kind}.`,
+      threshold,
+      comparisonOperator: comparison,
+      evaluationPeriods: settings.evaluationPeriods,
+      datapointsToAlarm: settings.datapointsToAlarm,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+    return alarm;
+  });
+};

@@ -1,0 +1,26 @@
+// CloudWatch metrics of what the functions emit, named and dimensioned from the same
+// definitions the functions record them with (shared/metric-names.ts).
+import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { AUTHORIZER_ERRORS_METRIC, METRICS, metricsNamespace, SERVICE_NAME, type MetricDimension, type MetricKey } from '../../shared/metric-names.ts';
+
+/** A function's EMF metric: exactly its declared dimensions, plus Powertools' `service`. */
+export const emfMetric = (
+  stage: string,
+  key: MetricKey,
+  dimensions: Partial<Record<MetricDimension, string>>,
+  options: MetricOptions = {},
+): Metric => {
+  const spec = METRICS[key];
+  const given = Object.keys(dimensions).sort().join();
+  if (given !== [...spec.dimensions].sort().join()) throw new Error(`metric ${key} takes dimensions [${spec.dimensions.join()}], got [${given}]`);
+  return new Metric({
+    namespace: metricsNamespace(stage),
+    metricName: spec.name,
+    dimensionsMap: { service: SERVICE_NAME, ...dimensions },
+    ...options,
+  });
+};
+
+/** Counted by a metric filter on the access log (see AUTHORIZER_ERRORS_METRIC). */
+export const authorizerErrorsMetric = (stage: string, options: MetricOptions = {}): Metric =>
+  new Metric({ namespace: metricsNamespace(stage), metricName: AUTHORIZER_ERRORS_METRIC, statistic: 'Sum', ...options });

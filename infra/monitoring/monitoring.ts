@@ -1,0 +1,63 @@
+// Everything on-call needs for one stage, deployed with it: the alarm topic, the
+// alarms, the dashboard and the saved Logs Insights queries. Names and dimensions come
+// from shared/metric-names.ts, field names from shared/log-fields.ts and
+// infra/access-log.ts, so what is watched is what the functions and the gateway write.
+import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnQueryDefinition, FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { AUTHORIZER_ERRORS_METRIC, AUTHORIZER_ERROR_RESPONSE_TYPES, metricsNamespace } from '../../shared/metric-names.ts';
+import { accessLogFields } from '../access-log.ts';
+import { stackName } from '../stages.ts';
+import { createAlarms } from './alarms.ts';
+import { AlarmTopic } from './alarm-topic.ts';
+import { createDashboard } from './dashboard.ts';
+import { authorizerErrorsMetric } from './metrics.ts';
+import type { MonitoringProps } from './props.ts';
+import { savedQueries, type LogSource } from './queries.ts';
+
+/** The access-log field that names API Gateway's own error response (infra/access-log.ts). */
+const ERROR_RESPONSE_TYPE: keyof typeof accessLogFields = 'errorResponseType';
+
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[];
+  readonly dashboard: Dashboard;
+  readonly queries: CfnQueryDefinition[];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { stage, accessLogGroup, functions } = props;
+    const name = stackName(stage);
+    this.topic = new AlarmTopic(this, 'AlarmTopic', { name, email: props.alarmEmail }).topic;
+
+    // Every access-log line counts 0 or 1, so the metric has data whenever there is traffic.
+    new MetricFilter(this, 'AuthorizerErrorsFilter', {
+      logGroup: accessLogGroup,
+      filterName: `${name}-${AUTHORIZER_ERRORS_METRIC}`,
+      filterPattern: FilterPattern.any(
+        ...AUTHORIZER_ERROR_RESPONSE_TYPES.map((type) => FilterPattern.stringValue(`$.${ERROR_RESPONSE_TYPE}`, '=', type)),
+      ),
+      metricNamespace: metricsNamespace(stage),
+      metricName: AUTHORIZER_ERRORS_METRIC,
+      metricValue: '1',
+      defaultValue: 0,
+    });
+    const authorizerErrors = authorizerErrorsMetric(stage);
+
+    this.alarms = createAlarms(this, props, this.topic, authorizerErrors);
+    this.dashboard = createDashboard(this, props, this.alarms, authorizerErrors);
+
+    const logGroupName = (source: LogSource): string =>
+      source === 'accessLog' ? accessLogGroup.logGroupName : functions[source].logGroup.logGroupName;
+    this.queries = savedQueries.map(
+      (query) =>
+        new CfnQueryDefinition(this, `Query-${query.name}`, {
+          // The console shows `/` as folders: one folder per stage.
+          name: `${name}/${query.name}`,
+          queryString: query.queryString,
+          logGroupNames: query.sources.map(logGroupName),
+        }),
+    );
+  }
+}

@@ -1,0 +1,30 @@
+// What the monitoring of one stage reads: the stack's API, log groups, functions and
+// tables, and the stage's thresholds. Types only.
+import type { StageBase } from 'aws-cdk-lib/aws-apigateway';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import type { OperationId } from '../../shared/routes.ts';
+import type { DeployedStage } from '../stages.ts';
+import type { AlarmSettings } from './alarm-settings.ts';
+
+export interface MonitoredFunction {
+  readonly function: IFunction;
+  /** The group the function writes to (its summary lines, errors and EMF metrics). */
+  readonly logGroup: ILogGroup;
+}
+
+export interface MonitoringProps {
+  readonly stage: DeployedStage;
+  readonly alarms: AlarmSettings;
+  /** Where alarms are e-mailed; undefined: the topic has no subscription. */
+  readonly alarmEmail?: string | undefined;
+  /** The API Gateway stage: its metrics are named by API name and stage. */
+  readonly apiStage: StageBase;
+  /** The API's access log: one JSON line per request (infra/access-log.ts). */
+  readonly accessLogGroup: ILogGroup;
+  /** Each route's function by operationId, and the authorizer. */
+  readonly functions: Readonly<Record<OperationId | 'authorizer', MonitoredFunction>>;
+  /** By the table definition's name (shared/tables.ts). */
+  readonly tables: Readonly<Record<string, ITableV2>>;
+}

@@ -1,0 +1,53 @@
+// Recording the metrics of shared/metric-names.ts and the summary lines of
+// shared/log-fields.ts, so that every emitter uses the declared names and dimensions.
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
+import { AUTHORIZER_SUMMARY_MESSAGE, REQUEST_SUMMARY_MESSAGE, type AuthorizerSummary, type RequestSummary } from './log-fields.ts';
+import { METRICS, type MetricDimension, type MetricKey } from './metric-names.ts';
+import { logger, metrics } from './observability.ts';
+
+type Dimensions = Partial<Record<MetricDimension, string>>;
+
+/** A metric emitted with other dimensions than declared would never reach its alarm: fail loudly. */
+const checkDimensions = (key: MetricKey, dimensions: Dimensions) => {
+  const declared = [...METRICS[key].dimensions].sort().join();
+  const given = Object.keys(dimensions).sort().join();
+  if (declared !== given) throw new Error(`metric ${key} takes dimensions [${declared}], got [${given}]`);
+};
+
+/**
+ * A second Metrics of the container for metrics written at once, with other dimensions
+ * than the invocation's line. Reused: metrics.singleMetric() builds a new Metrics per
+ * call, which costs about 20 times more. Made on first use, once the environment is set.
+ */
+let immediate: Metrics | undefined;
+
+/** Writes one metric now, on its own EMF line. */
+export const recordMetric = (key: MetricKey, dimensions: Dimensions, value = 1): void => {
+  checkDimensions(key, dimensions);
+  immediate ??= new Metrics();
+  // Synchronous from the first add to the publish: side-by-side invocations cannot interleave.
+  for (const [name, dimensionValue] of Object.entries(dimensions)) immediate.addDimension(name, dimensionValue);
+  immediate.addMetric(METRICS[key].name, METRICS[key].unit as MetricUnit, value);
+  immediate.publishStoredMetrics();
+};
+
+/**
+ * Adds metrics sharing one dimension set to the invocation's EMF line, which
+ * Powertools' logMetrics middleware writes when the invocation ends.
+ */
+export const addInvocationMetrics = (dimensions: Dimensions, values: Partial<Record<MetricKey, number>>): void => {
+  for (const key of Object.keys(values) as MetricKey[]) checkDimensions(key, dimensions);
+  for (const [name, dimensionValue] of Object.entries(dimensions)) metrics.addDimension(name, dimensionValue);
+  for (const [key, value] of Object.entries(values) as [MetricKey, number][]) {
+    metrics.addMetric(METRICS[key].name, METRICS[key].unit as MetricUnit, value);
+  }
+};
+
+export const logRequestSummary = (summary: RequestSummary): void => logger.info(REQUEST_SUMMARY_MESSAGE, { ...summary });
+
+export const logAuthorizerSummary = (summary: AuthorizerSummary): void =>
+  logger.info(AUTHORIZER_SUMMARY_MESSAGE, { ...summary });
+
+/** Milliseconds since `startedAt` (a performance.now() reading), to 0.01 ms. */
+export const elapsedMs = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;

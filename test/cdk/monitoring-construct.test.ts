@@ -1,0 +1,60 @@
+// The monitoring construct on its own, over imported resources (no bundling): the
+// optional alarm e-mail, and one alarm per function and table it is given.
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { RestApi, Stage, type StageBase } from 'aws-cdk-lib/aws-apigateway';
+import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Monitoring } from '../../infra/monitoring/monitoring.ts';
+import { savedQueries } from '../../infra/monitoring/queries.ts';
+import { stageSettings } from '../../infra/stages.ts';
+import { routes } from '../../shared/routes.ts';
+import { tables } from '../../shared/tables.ts';
+
+const synth = (alarmEmail?: string) => {
+  const stack = new Stack(new App(), 'Probe', { env: { account: '123456789012', region: 'eu-west-1' } });
+  const imported = (name: string) => ({
+    function: LambdaFunction.fromFunctionName(stack, `${name}Fn`, `petstore-${name}`),
+    logGroup: LogGroup.fromLogGroupName(stack, `${name}Logs`, `/aws/lambda/petstore-${name}`),
+  });
+  new Monitoring(stack, 'Monitoring', {
+    stage: 'staging',
+    alarms: stageSettings.staging.alarms,
+    alarmEmail,
+    // An imported stage is a StageBase, typed as the IStage interface that lacks the metrics.
+    apiStage: Stage.fromStageAttributes(stack, 'Stage', { stageName: 'staging', restApi: RestApi.fromRestApiId(stack, 'Api', 'abc123') }) as StageBase,
+    accessLogGroup: LogGroup.fromLogGroupName(stack, 'Access', 'access'),
+    functions: {
+      listPets: imported('listPets'),
+      createPet: imported('createPet'),
+      getPet: imported('getPet'),
+      authorizer: imported('authorizer'),
+    },
+    tables: Object.fromEntries(tables.map((t) => [t.name, TableV2.fromTableName(stack, `${t.name}Table`, `petstore-${t.name}`)])),
+  });
+  return Template.fromStack(stack);
+};
+
+describe('Monitoring', () => {
+  let withEmail: Template;
+  let withoutEmail: Template;
+  beforeAll(() => {
+    withEmail = synth('oncall@example.com');
+    withoutEmail = synth();
+  }, 120_000);
+
+  it('subscribes the alarm e-mail when one is given, and nothing otherwise', () => {
+    withEmail.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+    withoutEmail.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('has one alarm per kind and subject, one dashboard, one definition per saved query', () => {
+    // Api5xxRate, ApiLatencyP99, AuthorizerErrors; LambdaErrors per route; LambdaThrottles per function; two per table.
+    withoutEmail.resourceCountIs('AWS::CloudWatch::Alarm', 3 + routes.length + (routes.length + 1) + 2 * tables.length);
+    withoutEmail.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    withoutEmail.resourceCountIs('AWS::Logs::QueryDefinition', savedQueries.length);
+    expect(withoutEmail.findResources('AWS::Logs::MetricFilter')).not.toEqual({});
+  });
+});

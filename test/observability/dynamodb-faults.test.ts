@@ -1,0 +1,94 @@
+// A DynamoDB that throttles, through the real function chains in this process: what
+// only a fault shows on-call. The 503 leaves its summary line, the error with its stack
+// and its cause, and the DynamoDBFaults metric; the authorizer's fault its own lines.
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AUTHORIZER_SUMMARY_MESSAGE, LOG_FIELDS, REQUEST_SUMMARY_MESSAGE } from '../../shared/log-fields.ts';
+import { METRICS, metricsNamespace, powertoolsEnvironment, SERVICE_NAME } from '../../shared/metric-names.ts';
+import type { OperationId } from '../../shared/routes.ts';
+import { FAULT_TEST_TABLES, startFaultyDynamoDB, type FaultyDynamoDB } from '../support/faulty-dynamodb.ts';
+import { jsonPost, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent, type Functions } from '../support/in-process.ts';
+import { emfLinesOf, fieldOf, type EmfLine, type LogLine } from './support.ts';
+
+const STAGE = 'faults';
+let dynamodb: FaultyDynamoDB;
+let functions: Functions;
+let written: string[] = [];
+
+beforeAll(async () => {
+  dynamodb = await startFaultyDynamoDB('throttling');
+  setFunctionEnv(dynamodb.endpoint, FAULT_TEST_TABLES);
+  // As the stack sets them; EMF on, so that the metrics can be read back.
+  Object.assign(process.env, powertoolsEnvironment(STAGE, 'INFO'), { POWERTOOLS_METRICS_DISABLED: 'false' });
+  functions = await loadFunctions();
+  // Powertools writes through its own Console: ERROR and WARN to stderr, the rest to stdout.
+  // Lambda files both in the function's log group.
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+  }
+});
+afterEach(() => {
+  written = [];
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await dynamodb?.close();
+});
+
+const output = (): LogLine[] =>
+  written
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+
+const operations: [OperationId, () => APIGatewayProxyEvent][] = [
+  ['listPets', () => proxyEvent({ path: '/v1/pets', requestId: 'req-listPets' })],
+  ['createPet', () => jsonPost(JSON.stringify({ name: 'Rex', categoryId: 3 }), {}, 'req-createPet')],
+  ['getPet', () => proxyEvent({ path: '/v1/pets/1', requestId: 'req-getPet' })],
+];
+
+describe('DynamoDB throttling', () => {
+  it.each(operations)('%s: a 503 with its summary line, its error and stack, and DynamoDBFaults', async (operation, event) => {
+    const result = await functions.invoke(event());
+    expect(result.statusCode).toBe(503);
+    const lines = output();
+
+    const summary = lines.filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
+    expect(summary).toHaveLength(1);
+    expect(summary[0]).toMatchObject({ operation, status: 503, errorCode: 'SERVICE_UNAVAILABLE', requestId: `req-${operation}` });
+
+    const errors = lines.filter((line) => line.level === 'ERROR');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.requestId).toBe(`req-${operation}`);
+    expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
+    // The cause says what DynamoDB answered: in the log, never in the body.
+    expect(fieldOf(errors[0]!, 'error.cause.name')).toBe('ProvisionedThroughputExceededException');
+    expect(result.body).not.toContain('ProvisionedThroughputExceededException');
+
+    const faults = emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.dynamodbFaults);
+    expect(faults).toHaveLength(1);
+    expect(faults[0]!.namespace).toBe(metricsNamespace(STAGE));
+    expect(faults[0]!.dimensions).toEqual([['service', ...METRICS.dynamodbFaults.dimensions]]);
+    expect(faults[0]!.line).toMatchObject({ service: SERVICE_NAME, operation, DynamoDBFaults: 1 });
+    const requests = emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.requests);
+    expect(requests.map(({ line }) => line.statusClass)).toEqual(['5xx']);
+  });
+
+  it('the authorizer: outcome "error" with its stack, and no AuthFailures (the key was not refused)', async () => {
+    await expect(functions.authorize(tokenEvent(`Bearer pet_${'a'.repeat(43)}`))).rejects.not.toThrow('Unauthorized');
+    const lines = output();
+    const summary = lines.filter((line) => line.message === AUTHORIZER_SUMMARY_MESSAGE);
+    expect(summary).toHaveLength(1);
+    expect(summary[0]).toMatchObject({ outcome: 'error' });
+    expect(summary[0]!.reason).toBeUndefined();
+    const errors = lines.filter((line) => line.level === 'ERROR');
+    expect(errors).toHaveLength(1);
+    expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
+    expect(emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.authFailures)).toEqual([]);
+    expect(written.join('')).not.toContain('a'.repeat(43));
+  });
+});

@@ -1,0 +1,48 @@
+// docs/runbook.md answers every alarm: what it means, what to open first, how to
+// mitigate; and everything it names (saved queries, sections) exists.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ALARM_KINDS, type AlarmKind } from '../../infra/monitoring/alarms.ts';
+import { savedQueries } from '../../infra/monitoring/queries.ts';
+
+const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
+
+/** The text of a `###` section, up to the next heading. */
+const section = (title: string): string | undefined => {
+  const start = runbook.indexOf(`\n### ${title}\n`);
+  if (start < 0) return undefined;
+  const rest = runbook.slice(start + title.length + 6);
+  return rest.slice(0, rest.search(/\n##+ /) >>> 0);
+};
+
+const queryNames = savedQueries.map((query) => query.name);
+/** A saved query is named in bold code: **`errors`**. */
+const queriesNamedIn = (text: string) => [...text.matchAll(/\*\*`([\w-]+)`\*\*/g)].map((match) => match[1]!);
+
+describe('docs/runbook.md', () => {
+  it.each(Object.keys(ALARM_KINDS) as AlarmKind[])('%s: what it means, what to open first, how to mitigate', (kind) => {
+    const text = section(kind);
+    expect(text, `no "### ${kind}" section`).toBeDefined();
+    for (const part of ['**Means:**', '**Open first:**', '**Mitigate:**']) expect(text).toContain(part);
+    const open = text!.slice(text!.indexOf('**Open first:**'), text!.indexOf('**Mitigate:**'));
+    expect(queriesNamedIn(open).length, 'names a saved query to open').toBeGreaterThan(0);
+    expect(open, 'names a dashboard widget to open').toMatch(/\*[^*\s][^*]*\*/);
+  });
+
+  it('names only saved queries that exist, and every one of them', () => {
+    const named = new Set(queriesNamedIn(runbook));
+    for (const name of named) expect(queryNames).toContain(name);
+    expect([...named].sort()).toEqual([...queryNames].sort());
+  });
+
+  it('links only to sections it has', () => {
+    const anchors = new Set([...runbook.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s+/g, '-')));
+    for (const [, anchor] of runbook.matchAll(/\]\(#([^)]+)\)/g)) expect(anchors).toContain(anchor);
+  });
+
+  it('covers the four mitigations the on-call needs', () => {
+    for (const title of ['Revoke a key', 'Adjust throttling', 'Roll back', 'Restore a table from a point in time']) {
+      expect(section(title), title).toBeDefined();
+    }
+  });
+});
