@@ -1,7 +1,7 @@
 // Paging cursors: opaque to clients, authenticated so that a forged or altered one
 // is a 400, and bound to the status filter they were issued for.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BadRequestError } from './errors.ts';
 import { MAX_ID, PetStatus } from './schemas.ts';
 

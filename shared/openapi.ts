@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the route table and the zod schemas.
 // `npm run openapi` writes it to openapi.json; a test fails when that file is stale.
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_BODY_BYTES } from './middleware.ts';
 import { routes, type OperationId } from './routes.ts';
 import { ListPetsQuery, PetIdParams } from './schemas.ts';

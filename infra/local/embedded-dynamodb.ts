@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { tables, type TableDefinition } from '../../shared/tables.ts';
+import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
 
 export interface EmbeddedDynamoDB {
   endpoint: string;

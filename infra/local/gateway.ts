@@ -8,7 +8,8 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
 import { matchRoute, resourcePath, type OperationId, type RouteMatch } from '../../shared/routes.ts';
@@ -70,7 +71,9 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
   };
 
   const handle = async (req: IncomingMessage, requestId: string, log: AccessLogLine): Promise<APIGatewayProxyResult> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // Appended, not resolved: a target like `//x/y` is a path here, never an authority
+    // (resolving it threw on `//%zz`: a 500). Other targets (`*`, absolute-form) match no route.
+    const url = new URL(`http://localhost${req.url?.startsWith('/') ? req.url : '/'}`);
     const method = req.method ?? 'GET';
     const body = await readBody(req);
     const match = matchRoute(method, url.pathname);
@@ -149,6 +152,17 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
     req.on('error', reject);
   });
 
+/**
+ * Values by name, as own properties whatever the name: a client's `?__proto__=x`
+ * is a parameter like any other, as in the JSON event Lambda parses deployed
+ * (`obj[name] ??= []` on a plain object reached Object.prototype instead: a 500).
+ */
+const groupByName = (pairs: Iterable<[string, string]>): Record<string, string[]> => {
+  const groups = new Map<string, string[]>();
+  for (const [name, value] of pairs) groups.set(name, [...(groups.get(name) ?? []), value]);
+  return Object.fromEntries(groups);
+};
+
 /** A REST (v1) Lambda proxy event, as API Gateway builds it. */
 const proxyEvent = (
   req: IncomingMessage,
@@ -158,12 +172,10 @@ const proxyEvent = (
   { stage, requestId, identity }: { stage: string; requestId: string; identity: Identity },
 ): APIGatewayProxyEvent => {
   // rawHeaders keeps the client's spelling of header names, as API Gateway does.
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    (multiValueHeaders[req.rawHeaders[i]!] ??= []).push(req.rawHeaders[i + 1]!);
-  }
-  const multiValueQueryStringParameters: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) (multiValueQueryStringParameters[name] ??= []).push(value);
+  const headerPairs: Array<[string, string]> = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headerPairs.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+  const multiValueHeaders = groupByName(headerPairs);
+  const multiValueQueryStringParameters = groupByName(url.searchParams);
   const hasQuery = Object.keys(multiValueQueryStringParameters).length > 0;
   const now = new Date();
   return {
@@ -228,3 +240,26 @@ const allows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean 
 };
 
 const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * What Node's HTTP parser refuses before any handler runs (bytes outside HTTP's
+ * grammar in the request line or a header, headers over 16 KiB) still gets the
+ * contract's Error body, instead of Node's bare `400`/`431` with no body.
+ */
+export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'Request headers are too large'
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'The request was not received in time'
+    : 'Malformed HTTP request';
+  const body = JSON.stringify(gatewayErrorBody('DEFAULT_4XX', requestId, message));
+  const { status } = gatewayResponses.DEFAULT_4XX;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nx-amzn-RequestId: ${requestId}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+};

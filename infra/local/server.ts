@@ -1,6 +1,6 @@
 // `npm start`: the API as stage `local`, on one machine, with an embedded DynamoDB
 // whose data survives restarts. Every knob is an environment variable (README).
-import { z } from 'zod';
+import * as z from 'zod';
 import { KEY_PATTERN } from '../../shared/keys.ts';
 import { DataDirInUseError } from './data-dir.ts';
 import { STAGE, startLocalStage, type LocalStage } from './stage.ts';

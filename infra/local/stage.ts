@@ -6,11 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { createDocumentClient } from '../../shared/dynamodb.ts';
 import { createKeysRepository, type KeyRecord } from '../../shared/keys-repository.ts';
 import { AUTHORIZER_ENTRY, API_VERSION_PATH, routes } from '../../shared/routes.ts';
+import { powertoolsEnvironment } from '../../shared/metric-names.ts';
 import { keysTable, tables } from '../../shared/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import { lockDataDir, persistentSecret } from './data-dir.ts';
 import { ensureTables, LOCAL_AWS_ENV, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
-import { createGateway, type GatewayOptions } from './gateway.ts';
+import { answerClientError, createGateway, type GatewayOptions } from './gateway.ts';
 import { loadFunction, prepareRuntime } from './lambda-runtime.ts';
 
 export const STAGE = 'local';
@@ -48,9 +49,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   Object.assign(process.env, LOCAL_AWS_ENV, {
     AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
     CURSOR_SECRET: persistentSecret(lock.dir, 'cursor-secret'),
-    POWERTOOLS_SERVICE_NAME: 'petstore',
-    POWERTOOLS_LOG_LEVEL: options.logLevel,
-    POWERTOOLS_METRICS_NAMESPACE: `PetStore/${STAGE}`,
+    ...powertoolsEnvironment(STAGE, options.logLevel),
     // EMF lines only mean something to CloudWatch; set to false to see them.
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
     ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
@@ -74,6 +73,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       accessLog: options.accessLog ?? (() => undefined),
     }),
   );
+  server.on('clientError', answerClientError);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

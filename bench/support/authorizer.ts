@@ -1,0 +1,60 @@
+// Authorizer cache misses, by construction: a key never seen before is a miss, the
+// same key again within the TTL is a hit, and an unknown key is never cached.
+import { keysTable } from '../../shared/tables.ts';
+import { httpClient } from './load.ts';
+import { median, round } from './stats.ts';
+import { countDelta, type Target } from './target-protocol.ts';
+
+const KEYS = 50;
+
+export interface AuthorizerFigures {
+  misses: number;
+  /** Keys-table requests per cache miss (a new, valid key). */
+  keysTableRequestsPerMiss: number;
+  /** Keys-table requests per request whose key is cached. */
+  keysTableRequestsPerHit: number;
+  /** Keys-table requests per request with a well-formed but unknown key (refused, not cached). */
+  keysTableRequestsPerUnknownKey: number;
+  /** Median latency, sequential requests: what a miss costs over a hit. */
+  missP50: number;
+  hitP50: number;
+  unexpectedStatuses: number;
+}
+
+export const measureAuthorizer = async (target: Target, generateKey: () => string): Promise<AuthorizerFigures> => {
+  const validKeys = await target.keys(KEYS);
+  const unknownKeys = Array.from({ length: KEYS }, generateKey);
+  const client = httpClient(target.baseUrl, 1);
+  let unexpectedStatuses = 0;
+
+  const phase = async (keys: string[], expectedStatus: number) => {
+    const before = await target.requests();
+    const latencies: number[] = [];
+    for (const key of keys) {
+      const begun = performance.now();
+      const { status } = await client.send({ method: 'GET', path: '/pets?limit=1', headers: { Authorization: `Bearer ${key}` } });
+      latencies.push(performance.now() - begun);
+      if (status !== expectedStatus) unexpectedStatuses++;
+    }
+    const delta = countDelta(before, await target.requests());
+    const keysRequests = Object.entries(delta).reduce((sum, [name, n]) => (name.endsWith(` ${keysTable.name}`) ? sum + n : sum), 0);
+    return { perRequest: round(keysRequests / keys.length, 3), p50: round(median(latencies)) };
+  };
+
+  try {
+    const miss = await phase(validKeys, 200);
+    const hit = await phase(validKeys, 200);
+    const unknown = await phase(unknownKeys, 401);
+    return {
+      misses: KEYS,
+      keysTableRequestsPerMiss: miss.perRequest,
+      keysTableRequestsPerHit: hit.perRequest,
+      keysTableRequestsPerUnknownKey: unknown.perRequest,
+      missP50: miss.p50,
+      hitP50: hit.p50,
+      unexpectedStatuses,
+    };
+  } finally {
+    client.close();
+  }
+};
