@@ -10,12 +10,31 @@ import { ServiceUnavailableError } from './errors.ts';
  * of back-off ≈ 4.7 s. createPet makes at most two calls (id block, put): < 10 s.
  * DynamoDB answers in single-digit milliseconds, so 1 s is a fault, not a slow day.
  */
-export const DYNAMODB_TIME_BUDGET = {
+export interface TimeBudget {
+  readonly maxAttempts: number;
+  readonly connectionTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly backoffMs: (attempt: number) => number;
+}
+
+export const DYNAMODB_TIME_BUDGET: TimeBudget = {
   maxAttempts: 3,
   connectionTimeoutMs: 500,
   requestTimeoutMs: 1000,
-  backoffMs: (attempt: number) => 50 * 2 ** (attempt - 1),
-} as const;
+  backoffMs: (attempt) => 50 * 2 ** (attempt - 1),
+};
+
+/**
+ * Set by the local stage only: its embedded DynamoDB shares the server's event loop, so on a
+ * busy machine an answer can wait past 1 s without anything being wrong. Deployed functions
+ * never have it and keep the budget above.
+ */
+export const REQUEST_TIMEOUT_ENV = 'DYNAMODB_REQUEST_TIMEOUT_MS';
+
+const budgetFromEnvironment = (): TimeBudget => {
+  const requestTimeoutMs = Number(process.env[REQUEST_TIMEOUT_ENV]);
+  return Number.isInteger(requestTimeoutMs) && requestTimeoutMs > 0 ? { ...DYNAMODB_TIME_BUDGET, requestTimeoutMs } : DYNAMODB_TIME_BUDGET;
+};
 
 export const createDocumentClient = (budget = DYNAMODB_TIME_BUDGET): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(
@@ -33,7 +52,7 @@ export const createDocumentClient = (budget = DYNAMODB_TIME_BUDGET): DynamoDBDoc
 
 let shared: DynamoDBDocumentClient | undefined;
 /** The container's client, made on first use and reused by every invocation. */
-export const documentClient = (): DynamoDBDocumentClient => (shared ??= createDocumentClient());
+export const documentClient = (): DynamoDBDocumentClient => (shared ??= createDocumentClient(budgetFromEnvironment()));
 
 const UNAVAILABLE_ERRORS = new Set([
   'ProvisionedThroughputExceededException',

@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { KEY_PATTERN } from '../../shared/keys.ts';
 import { DataDirInUseError } from './data-dir.ts';
-import { STAGE, startLocalStage, type LocalStage } from './stage.ts';
+import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, STAGE, startLocalStage, type LocalStage } from './stage.ts';
 
 const Config = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -14,6 +14,7 @@ const Config = z.object({
   // API Gateway's account-level defaults: the local stage throttles like a deployed one.
   PETSTORE_THROTTLE_RATE: z.coerce.number().positive().default(10_000),
   PETSTORE_THROTTLE_BURST: z.coerce.number().int().min(1).default(5_000),
+  PETSTORE_DYNAMODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(3000).default(LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 
@@ -35,6 +36,7 @@ try {
     apiKey: config.PETSTORE_API_KEY,
     authorizerCacheTtlSeconds: config.PETSTORE_AUTHORIZER_CACHE_TTL,
     throttle: { rate: config.PETSTORE_THROTTLE_RATE, burst: config.PETSTORE_THROTTLE_BURST },
+    dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
   });

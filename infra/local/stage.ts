@@ -3,7 +3,7 @@
 // benchmarks start one in-process.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDocumentClient } from '../../shared/dynamodb.ts';
+import { createDocumentClient, REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb.ts';
 import { createKeysRepository, type KeyRecord } from '../../shared/keys-repository.ts';
 import { AUTHORIZER_ENTRY, API_VERSION_PATH, routes } from '../../shared/routes.ts';
 import { powertoolsEnvironment } from '../../shared/metric-names.ts';
@@ -16,6 +16,9 @@ import { loadFunction, prepareRuntime } from './lambda-runtime.ts';
 
 export const STAGE = 'local';
 
+/** 3 attempts × (0.5 s + 2.5 s) + back-off stays inside the functions' 10 s, as deployed. */
+export const LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS = 2500;
+
 export interface LocalStageOptions {
   port: number;
   host: string;
@@ -24,6 +27,8 @@ export interface LocalStageOptions {
   apiKey?: string | undefined;
   authorizerCacheTtlSeconds: number;
   throttle: { rate: number; burst: number };
+  /** The functions' DynamoDB request timeout (deployed: 1 s): the embedded store shares this process's CPU. */
+  dynamodbRequestTimeoutMs?: number;
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
 }
@@ -48,6 +53,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   // The functions' environment, as the stack gives it to them deployed.
   Object.assign(process.env, LOCAL_AWS_ENV, {
     AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+    [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
     CURSOR_SECRET: persistentSecret(lock.dir, 'cursor-secret'),
     ...powertoolsEnvironment(STAGE, options.logLevel),
     // EMF lines only mean something to CloudWatch; set to false to see them.
