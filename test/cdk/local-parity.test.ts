@@ -4,7 +4,7 @@
 // built by the same code (api.test.ts checks both).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
-import { startLocalServer, type LocalServer } from '../support/local-server.ts';
+import { disposeServer, startLocalServer, type LocalServer } from '../support/local-server.ts';
 import { synthesized, type CfnTemplate, type SynthesizedApp } from './support/synth.ts';
 import { apiMethods, resourcesOfType } from './support/template.ts';
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
   template = app.template('staging');
 }, 300_000);
 afterAll(async () => {
-  await server?.stop();
+  await disposeServer(server);
 });
 
 /** What API Gateway sends for a gateway response of `type`: status, headers and the rendered template. */

@@ -2,7 +2,6 @@
 // checks what every response must carry, and the contract's error and Animal shapes.
 import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { expect } from 'vitest';
 import { startLocalServer, type LocalServer } from '../support/local-server.ts';
 
@@ -46,12 +45,7 @@ export const unknownKey = (length = 43): string => {
 
 export const startServer = (env: Record<string, string> = {}) => startLocalServer(env);
 
-/** Stops the server (if it still runs) and removes its data directory. */
-export const disposeServer = async (server: LocalServer | undefined) => {
-  if (!server) return;
-  await server.stop();
-  rmSync(server.dataDir, { recursive: true, force: true });
-};
+export { disposeServer } from '../support/local-server.ts';
 
 /** Every response, success or error: a JSON body, a JSON Content-Type and a request id. */
 const expectCommonHeaders = (headers: Headers, text: string) => {

@@ -1,7 +1,7 @@
 // Starts `npm start`'s server as its own process, as a user would, and reads the
 // base URL and key from what it prints.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -55,4 +55,11 @@ export const startLocalServer = (env: Record<string, string> = {}): Promise<Loca
       reject(new Error(`server exited with ${code} before it started:\n${output}`));
     });
   });
+};
+
+/** Stops the server (if it still runs) and removes its data directory. */
+export const disposeServer = async (server: LocalServer | undefined): Promise<void> => {
+  if (!server) return;
+  await server.stop();
+  rmSync(server.dataDir, { recursive: true, force: true });
 };
