@@ -43,6 +43,20 @@ const PET_ID_COUNTER = 'petId';
 /** A put that finds its id taken means the counter went back (a restored table): skip ahead. */
 const MAX_CREATE_ATTEMPTS = 5;
 
+/**
+ * The create's one write. It never overwrites another animal; the second clause is for the
+ * SDK's retry of a put whose answer timed out after it landed: that retry finds this very
+ * item and must succeed, rather than make the caller create a duplicate under a new id.
+ */
+export const putNewPet = (tableName: string, pet: Pet): PutCommand =>
+  new PutCommand({
+    TableName: tableName,
+    Item: pet,
+    ConditionExpression: 'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
+    ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
+    ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
+  });
+
 const toPet = (item: Record<string, unknown>): Pet => ({
   id: item.id as number,
   name: item.name as string,
@@ -76,20 +90,7 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
       for (let attempt = 1; ; attempt++) {
         const pet: Pet = { id: await ids.next(), ...newPet };
         try {
-          await withAvailability(() =>
-            client.send(
-              new PutCommand({
-                TableName: petsTableName,
-                Item: pet,
-                // Never overwrites another animal. The second clause is for the SDK's retry of a
-                // put whose answer timed out after it landed: it finds this very item, and must
-                // succeed rather than make the caller create a duplicate under a new id.
-                ConditionExpression: 'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
-                ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
-                ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
-              }),
-            ),
-          );
+          await withAvailability(() => client.send(putNewPet(petsTableName, pet)));
           return pet;
         } catch (error) {
           if (!(error instanceof ConditionalCheckFailedException) || attempt === MAX_CREATE_ATTEMPTS) throw error;

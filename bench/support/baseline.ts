@@ -1,7 +1,9 @@
 // The baseline: a bare HTTP server that makes the same DynamoDB call as each
 // operation, through the same client, with no gateway, middleware, validation or
 // auth. The local server's overhead is whatever it costs beyond this.
-import { GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { putNewPet } from '../../shared/pets-repository.ts';
+import type { Pet } from '../../shared/schemas.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { documentClient } from '../../shared/dynamodb.ts';
@@ -46,8 +48,8 @@ export const startBaselineServer = async (): Promise<BaselineServer> => {
       return [200, Items.slice(0, limit)];
     }
     if (method === 'POST' && url.pathname === '/pets') {
-      const pet = { id: nextId++, ...(JSON.parse(body) as object) };
-      await client.send(new PutCommand({ TableName, Item: pet, ConditionExpression: 'attribute_not_exists(id)' }));
+      const pet = { id: nextId++, status: 'available', ...(JSON.parse(body) as object) } as Pet;
+      await client.send(putNewPet(TableName, pet)); // the very write the service makes
       return [201, pet];
     }
     return [404, {}];
