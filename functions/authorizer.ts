@@ -16,9 +16,12 @@ const wholeStage = (methodArn: string): string => `${methodArn.split('/', 2).joi
 /** Its message is the one API Gateway turns into a 401 (any other is a 500 → our 503). */
 class KeyRefused extends Error {
   readonly reason: AuthFailureReason;
-  constructor(reason: AuthFailureReason) {
+  /** Known for a revoked key: on-call can see who still uses it. Never the key itself. */
+  readonly keyId: string | undefined;
+  constructor(reason: AuthFailureReason, keyId?: string) {
     super('Unauthorized');
     this.reason = reason;
+    this.keyId = keyId;
   }
 }
 
@@ -44,7 +47,7 @@ const authorizerTelemetry = (): MiddlewareObj<Event, Result, Error, Context, Rec
     onError: ({ event, error, internal }) => {
       const latencyMs = latencyOf(internal);
       if (error instanceof KeyRefused) {
-        logAuthorizerSummary({ outcome: 'deny', reason: error.reason, latencyMs, methodArn: event.methodArn });
+        logAuthorizerSummary({ outcome: 'deny', reason: error.reason, keyId: error.keyId, latencyMs, methodArn: event.methodArn });
         recordMetric('authFailures', { reason: error.reason });
         return;
       }
@@ -61,8 +64,10 @@ export const handler = middy<Event, Result, Error, Context, Record<string, unkno
   .handler(async (event) => {
     const key = bearerKey(event.authorizationToken);
     if (!key) throw new KeyRefused('malformed');
-    const keyId = await keysRepository().findActiveKeyId(key);
-    if (!keyId) throw new KeyRefused('unknown-or-revoked');
+    const found = await keysRepository().lookup(key);
+    if (!found) throw new KeyRefused('unknown');
+    if (found.revoked) throw new KeyRefused('revoked', found.keyId);
+    const { keyId } = found;
 
     return {
       principalId: keyId,

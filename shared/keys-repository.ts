@@ -14,8 +14,8 @@ interface KeyItem extends KeyRecord {
 }
 
 export interface KeysRepository {
-  /** The key id of an active key; undefined when the key is unknown or revoked. */
-  findActiveKeyId(key: string): Promise<string | undefined>;
+  /** The key's id and whether it was revoked; undefined when no such key was ever issued. */
+  lookup(key: string): Promise<{ keyId: string; revoked: boolean } | undefined>;
   /** Issues a new key: the only time the key itself is ever seen. */
   create(label: string): Promise<KeyRecord & { key: string }>;
   /** Registers a key chosen elsewhere (PETSTORE_API_KEY); keeps the record if it exists. */
@@ -46,7 +46,7 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
   };
 
   return {
-    async findActiveKeyId(key) {
+    async lookup(key) {
       const { Item } = await withAvailability(() =>
         client.send(
           new GetCommand({
@@ -56,7 +56,7 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
           }),
         ),
       );
-      return Item && !Item.revokedAt ? (Item.keyId as string) : undefined;
+      return Item ? { keyId: Item.keyId as string, revoked: Item.revokedAt !== undefined } : undefined;
     },
 
     async create(label) {

@@ -27,7 +27,7 @@ describe('keys repository', () => {
     const item = (await storedItems()).find((candidate) => candidate.keyId === created.keyId);
     expect(item).toEqual({ keyHash: hashKey(created.key), keyId: created.keyId, label: 'mobile app', createdAt: created.createdAt });
     expect(JSON.stringify(await storedItems())).not.toContain(created.key);
-    expect(await keys.findActiveKeyId(created.key)).toBe(created.keyId);
+    expect(await keys.lookup(created.key)).toEqual({ keyId: created.keyId, revoked: false });
   });
 
   test('register is idempotent: the same key keeps its record', async () => {
@@ -36,7 +36,7 @@ describe('keys repository', () => {
     const second = await keys.register(key, 'another label');
     expect(second).toEqual(first);
     expect((await storedItems()).filter((item) => item.keyHash === hashKey(key))).toHaveLength(1);
-    expect(await keys.findActiveKeyId(key)).toBe(first.keyId);
+    expect(await keys.lookup(key)).toEqual({ keyId: first.keyId, revoked: false });
   });
 
   test('list names keys by id, oldest first, never with their hash', async () => {
@@ -50,8 +50,8 @@ describe('keys repository', () => {
   test('revoke refuses the key from then on, keeps the first revocation time, and leaves other keys alone', async () => {
     const [doomed, other] = await Promise.all([keys.create('doomed'), keys.create('other')]);
     expect(await keys.revoke(doomed.keyId)).toBe(true);
-    expect(await keys.findActiveKeyId(doomed.key)).toBeUndefined();
-    expect(await keys.findActiveKeyId(other.key)).toBe(other.keyId);
+    expect(await keys.lookup(doomed.key)).toEqual({ keyId: doomed.keyId, revoked: true });
+    expect(await keys.lookup(other.key)).toEqual({ keyId: other.keyId, revoked: false });
 
     const revokedAt = (await keys.list()).find((record) => record.keyId === doomed.keyId)?.revokedAt;
     expect(Date.parse(revokedAt!)).not.toBeNaN();
@@ -71,13 +71,13 @@ describe('keys repository', () => {
     const record = await keys.register(key, 'env');
     await keys.revoke(record.keyId);
     expect((await keys.register(key, 'env')).revokedAt).toBeDefined();
-    expect(await keys.findActiveKeyId(key)).toBeUndefined();
+    expect(await keys.lookup(key)).toEqual({ keyId: record.keyId, revoked: true });
   });
 
-  test('findActiveKeyId: an unknown key, or a near miss of a real one, is undefined', async () => {
+  test('lookup: an unknown key, or a near miss of a real one, is undefined', async () => {
     const { key } = await keys.create('near miss');
-    expect(await keys.findActiveKeyId(generateKey())).toBeUndefined();
-    expect(await keys.findActiveKeyId(key.toUpperCase())).toBeUndefined();
-    expect(await keys.findActiveKeyId(`${key}x`)).toBeUndefined();
+    expect(await keys.lookup(generateKey())).toBeUndefined();
+    expect(await keys.lookup(key.toUpperCase())).toBeUndefined();
+    expect(await keys.lookup(`${key}x`)).toBeUndefined();
   });
 });
