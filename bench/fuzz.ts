@@ -3,7 +3,7 @@
 // FUZZ_SEED replays a run (with the same FUZZ_PARALLEL).
 import { rmSync } from 'node:fs';
 import { startLocalServer } from '../test/support/local-server.ts';
-import { fuzz } from './support/fuzz-run.ts';
+import { fuzz } from '../test/support/fuzz/run.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);

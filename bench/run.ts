@@ -4,10 +4,10 @@
 // BENCH_ROUND_MS (1200); BENCH_CPU_PROF=dir writes a V8 CPU profile of each server process.
 import { writeFileSync } from 'node:fs';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
-import { generateKey } from '../shared/keys.ts';
+import { generateKey } from '../shared/domain/api-keys.ts';
 import { measureAuthorizer } from './support/authorizer.ts';
 import { compare, type Comparison, type Side } from './support/compare.ts';
-import type { RequestSpec } from './support/load.ts';
+import type { RequestSpec } from '../test/support/http-load.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { report } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';

@@ -3,8 +3,8 @@
 // must be readable, no request may have failed, and the heap must have stayed flat.
 import { writeFileSync } from 'node:fs';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
-import type { Pet } from '../shared/schemas.ts';
-import { httpClient, inParallel, runLoad, type RequestSpec } from './support/load.ts';
+import type { Pet } from '../shared/api/schemas.ts';
+import { httpClient, inParallel, runLoad, type RequestSpec } from '../test/support/http-load.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { SEED_FIRST_ID, seedPets, STATUSES } from './support/seed.ts';
 import { round, summarize, table } from './support/stats.ts';

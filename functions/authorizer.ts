@@ -4,11 +4,11 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
-import { bearerKey } from '../shared/keys.ts';
-import type { AuthFailureReason } from '../shared/metric-names.ts';
-import { logger, metrics } from '../shared/observability.ts';
-import { keysRepository } from '../shared/services.ts';
-import { elapsedMs, logAuthorizerSummary, recordMetric } from '../shared/telemetry.ts';
+import { bearerKey } from '../shared/domain/api-keys.ts';
+import type { AuthFailureReason } from '../shared/observability/metric-names.ts';
+import { logger, metrics } from '../shared/observability/powertools.ts';
+import { keysRepository } from '../shared/lambda/services.ts';
+import { elapsedMs, logAuthorizerSummary, recordMetric } from '../shared/observability/telemetry.ts';
 
 /** `arn:…:api-id/stage/METHOD/path` → `arn:…:api-id/stage/*`. */
 const wholeStage = (methodArn: string): string => `${methodArn.split('/', 2).join('/')}/*`;

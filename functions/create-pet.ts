@@ -1,7 +1,7 @@
-import { json, parseJsonBody, versionRoot } from '../shared/http.ts';
-import { httpHandler } from '../shared/middleware.ts';
-import { NewPet } from '../shared/schemas.ts';
-import { petsRepository } from '../shared/services.ts';
+import { json, parseJsonBody, versionRoot } from '../shared/lambda/http.ts';
+import { httpHandler } from '../shared/lambda/middleware.ts';
+import { NewPet } from '../shared/api/schemas.ts';
+import { petsRepository } from '../shared/lambda/services.ts';
 
 export const handler = httpHandler('createPet', async (event) => {
   const newPet = parseJsonBody(event, NewPet);

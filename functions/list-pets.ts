@@ -1,7 +1,7 @@
-import { json, parseQuery, versionRoot } from '../shared/http.ts';
-import { httpHandler } from '../shared/middleware.ts';
-import { ListPetsQuery } from '../shared/schemas.ts';
-import { petsRepository } from '../shared/services.ts';
+import { json, parseQuery, versionRoot } from '../shared/lambda/http.ts';
+import { httpHandler } from '../shared/lambda/middleware.ts';
+import { ListPetsQuery } from '../shared/api/schemas.ts';
+import { petsRepository } from '../shared/lambda/services.ts';
 
 export const handler = httpHandler('listPets', async (event) => {
   const { limit, status, cursor } = parseQuery(event, ListPetsQuery);

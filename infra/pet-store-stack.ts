@@ -17,7 +17,7 @@ export interface PetStoreStackProps extends StackProps {
   readonly settings: StageSettings;
 }
 
-/** Which output names which table: a new table in shared/tables.ts does not compile without one. */
+/** Which output names which table: a new table in shared/dynamodb/tables.ts does not compile without one. */
 const TABLE_OUTPUTS: Readonly<Record<TableName, string>> = {
   pets: STACK_OUTPUTS.petsTableName,
   keys: STACK_OUTPUTS.keysTableName,
@@ -32,7 +32,7 @@ export class PetStoreStack extends Stack {
   readonly executionLogGroup: LogGroup;
   /** Each function with its log group and role, keyed by operationId, plus `authorizer`. */
   readonly functions: Readonly<Record<FunctionName, ApiFunction>>;
-  /** Keyed by the table definition's name (shared/tables.ts). */
+  /** Keyed by the table definition's name (shared/dynamodb/tables.ts). */
   readonly tables: Readonly<Record<TableName, TableV2>>;
 
   constructor(scope: Construct, id: string, { settings, ...props }: PetStoreStackProps) {

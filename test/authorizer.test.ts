@@ -1,8 +1,8 @@
 // The TOKEN authorizer, in this process, against the keys table in dynalite.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createKeysRepository, type KeysRepository } from '../shared/keys-repository.ts';
-import { generateKey } from '../shared/keys.ts';
-import { keysTable } from '../shared/tables.ts';
+import { createKeysRepository, type KeysRepository } from '../shared/dynamodb/keys-repository.ts';
+import { generateKey } from '../shared/domain/api-keys.ts';
+import { keysTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 import { loadFunctions, METHOD_ARN, setFunctionEnv, tokenEvent, type Functions } from './support/in-process.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { createCursorCodec } from '../shared/cursor.ts';
-import { BadRequestError } from '../shared/errors.ts';
-import { MAX_ID } from '../shared/schemas.ts';
+import { createCursorCodec } from '../shared/domain/cursor.ts';
+import { BadRequestError } from '../shared/api/errors.ts';
+import { MAX_ID } from '../shared/api/schemas.ts';
 
 const SECRET = 'a-cursor-secret-of-at-least-32-characters';
 const codec = createCursorCodec(SECRET);

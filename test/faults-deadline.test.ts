@@ -1,7 +1,7 @@
 // A function that runs out of time answers the contract's 504 itself (middy's early
 // timeout), with the Error body and requestId, instead of a bare Lambda timeout.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ErrorBody } from '../shared/schemas.ts';
+import { ErrorBody } from '../shared/api/schemas.ts';
 import { FAULT_TEST_TABLES, startFaultyDynamoDB, type FaultyDynamoDB } from './support/faulty-dynamodb.ts';
 import { bodyOf, lambdaContext, proxyEvent, setFunctionEnv } from './support/in-process.ts';
 

@@ -3,8 +3,8 @@
 // A ValidationException is a fault of ours: a bare 500.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { generateKey } from '../shared/keys.ts';
-import { ErrorBody } from '../shared/schemas.ts';
+import { generateKey } from '../shared/domain/api-keys.ts';
+import { ErrorBody } from '../shared/api/schemas.ts';
 import { FAULT_BUDGET_MS, FAULT_TEST_TABLES, LEAKS, startFaultyDynamoDB, type FaultyDynamoDB } from './support/faulty-dynamodb.ts';
 import { bodyOf, jsonPost, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent, type Functions } from './support/in-process.ts';
 

@@ -5,10 +5,10 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createCursorCodec } from '../shared/cursor.ts';
-import { DYNAMODB_TIME_BUDGET } from '../shared/dynamodb.ts';
-import { createPetsRepository } from '../shared/pets-repository.ts';
-import { countersTable, petsTable } from '../shared/tables.ts';
+import { createCursorCodec } from '../shared/domain/cursor.ts';
+import { DYNAMODB_TIME_BUDGET } from '../shared/dynamodb/client.ts';
+import { createPetsRepository } from '../shared/dynamodb/pets-repository.ts';
+import { countersTable, petsTable } from '../shared/dynamodb/tables.ts';
 import { budgetedClient, startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
 let db: TestDynamoDB;

@@ -2,8 +2,8 @@
 // chains: a 503 with Retry-After and the contract body, quickly; the authorizer
 // fails with something other than `Unauthorized`, which API Gateway answers 503.
 import { beforeAll, expect, test } from 'vitest';
-import { gatewayResponses } from '../shared/gateway-responses.ts';
-import { generateKey } from '../shared/keys.ts';
+import { gatewayResponses } from '../shared/api/gateway-responses.ts';
+import { generateKey } from '../shared/domain/api-keys.ts';
 import { closedPort, FAULT_BUDGET_MS, FAULT_TEST_TABLES, LEAKS } from './support/faulty-dynamodb.ts';
 import { bodyOf, jsonPost, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent, type Functions } from './support/in-process.ts';
 

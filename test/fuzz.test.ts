@@ -3,7 +3,7 @@
 // never get a 5xx, always get the contract's Error body for a 4xx, and leak nothing.
 // `npm run fuzz` runs the same for 10,000 requests; FUZZ_SEED replays a run.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fuzz } from '../bench/support/fuzz-run.ts';
+import { fuzz } from './support/fuzz/run.ts';
 import { disposeServer } from './e2e/support.ts';
 import { startLocalServer, type LocalServer } from './support/local-server.ts';
 

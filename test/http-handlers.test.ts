@@ -1,21 +1,21 @@
 // The error model and the middleware, through the real functions in this process,
 // with hand-built REST (v1) proxy events, against dynalite.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ErrorBody } from '../shared/schemas.ts';
+import { ErrorBody } from '../shared/api/schemas.ts';
 import { bodyOf, jsonPost, loadFunctions, proxyEvent, setFunctionEnv, type Functions } from './support/in-process.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
 let db: TestDynamoDB;
 let functions: Functions;
-let middleware: typeof import('../shared/middleware.ts');
+let middleware: typeof import('../shared/lambda/middleware.ts');
 let INTERNAL_ERROR_MESSAGE: string;
 
 beforeAll(async () => {
   db = await startTestDynamoDB();
   setFunctionEnv(db.endpoint);
   functions = await loadFunctions();
-  middleware = await import('../shared/middleware.ts');
-  ({ INTERNAL_ERROR_MESSAGE } = await import('../shared/gateway-responses.ts'));
+  middleware = await import('../shared/lambda/middleware.ts');
+  ({ INTERNAL_ERROR_MESSAGE } = await import('../shared/api/gateway-responses.ts'));
 });
 afterAll(() => db?.close());
 

@@ -1,9 +1,9 @@
 // The keys table in dynalite: create, register, list, revoke and the authorizer's lookup.
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createKeysRepository, type KeysRepository } from '../shared/keys-repository.ts';
-import { generateKey, hashKey, KEY_PATTERN } from '../shared/keys.ts';
-import { keysTable } from '../shared/tables.ts';
+import { createKeysRepository, type KeysRepository } from '../shared/dynamodb/keys-repository.ts';
+import { generateKey, hashKey, KEY_PATTERN } from '../shared/domain/api-keys.ts';
+import { keysTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
 let db: TestDynamoDB;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { bearerKey, generateKey, generateKeyId, hashKey, KEY_PATTERN } from '../shared/keys.ts';
+import { bearerKey, generateKey, generateKeyId, hashKey, KEY_PATTERN } from '../shared/domain/api-keys.ts';
 
 const key = generateKey();
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { openApiDocument } from '../shared/openapi.ts';
+import { openApiDocument } from '../tools/openapi.ts';
 
 const document = openApiDocument() as any;
 
@@ -10,7 +10,7 @@ describe('openapi.json', () => {
     // `npm run openapi` writes console.log's output: the document, two-space indented, and a newline.
     const generated = `${JSON.stringify(document, null, 2)}\n`;
     if (committed !== generated) {
-      expect.fail('openapi.json is stale: it differs from shared/openapi.ts. Run `npm run openapi` and commit the result.');
+      expect.fail('openapi.json is stale: it differs from tools/openapi.ts. Run `npm run openapi` and commit the result.');
     }
   });
 });

@@ -2,11 +2,11 @@
 // once, filtered pages come from the status index in id order, and the last page
 // carries no cursor (so no empty trailing page), exact multiples included.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BadRequestError } from '../shared/errors.ts';
-import { createCursorCodec } from '../shared/cursor.ts';
-import { createPetsRepository, type ListPage, type PetsRepository } from '../shared/pets-repository.ts';
-import type { Pet, PetStatus } from '../shared/schemas.ts';
-import { countersTable, petsTable } from '../shared/tables.ts';
+import { BadRequestError } from '../shared/api/errors.ts';
+import { createCursorCodec } from '../shared/domain/cursor.ts';
+import { createPetsRepository, type ListPage, type PetsRepository } from '../shared/dynamodb/pets-repository.ts';
+import type { Pet, PetStatus } from '../shared/api/schemas.ts';
+import { countersTable, petsTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
 // 250 animals: 100 available, 98 pending (14 × 7), 52 sold, interleaved in id order.

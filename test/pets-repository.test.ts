@@ -4,11 +4,11 @@ import { ConditionalCheckFailedException, CreateTableCommand } from '@aws-sdk/cl
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTableInput } from '../infra/local/embedded-dynamodb.ts';
-import { createCursorCodec } from '../shared/cursor.ts';
-import type { IdAllocator } from '../shared/id-allocator.ts';
-import { createPetsRepository, type PetsRepositoryOptions } from '../shared/pets-repository.ts';
-import { MAX_ID } from '../shared/schemas.ts';
-import { countersTable, petsTable } from '../shared/tables.ts';
+import { createCursorCodec } from '../shared/domain/cursor.ts';
+import type { IdAllocator } from '../shared/domain/id-allocator.ts';
+import { createPetsRepository, type PetsRepositoryOptions } from '../shared/dynamodb/pets-repository.ts';
+import { MAX_ID } from '../shared/api/schemas.ts';
+import { countersTable, petsTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
 let db: TestDynamoDB;

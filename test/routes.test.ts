@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { matchRoute, resourcePath, route, routes } from '../shared/routes.ts';
+import { matchRoute, resourcePath, route, routes } from '../shared/api/routes.ts';
 
 const operationOf = (method: string, path: string) => matchRoute(method, path)?.route.operationId;
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { z } from 'zod';
-import { validationError } from '../shared/errors.ts';
-import { ListPetsQuery, MAX_ID, NewPet, PetIdParams } from '../shared/schemas.ts';
+import { validationError } from '../shared/api/errors.ts';
+import { ListPetsQuery, MAX_ID, NewPet, PetIdParams } from '../shared/api/schemas.ts';
 
 /** The 400 the API would answer for `input`, or undefined when it is valid. */
 const refusal = (schema: z.ZodType, input: unknown) => {

@@ -1,7 +1,7 @@
 // Authorizer cache misses, by construction: a key never seen before is a miss, the
 // same key again within the TTL is a hit, and an unknown key is never cached.
-import { keysTable } from '../../shared/tables.ts';
-import { httpClient } from './load.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { httpClient } from '../../test/support/http-load.ts';
 import { median, round } from './stats.ts';
 import { countDelta, type Target } from './target-protocol.ts';
 

@@ -2,12 +2,12 @@
 // operation, through the same client, with no gateway, middleware, validation or
 // auth. The local server's overhead is whatever it costs beyond this.
 import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { putNewPet } from '../../shared/pets-repository.ts';
-import type { Pet } from '../../shared/schemas.ts';
+import { putNewPet } from '../../shared/dynamodb/pets-repository.ts';
+import type { Pet } from '../../shared/api/schemas.ts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { documentClient } from '../../shared/dynamodb.ts';
-import { petsTable, STATUS_INDEX, tableName } from '../../shared/tables.ts';
+import { documentClient } from '../../shared/dynamodb/client.ts';
+import { petsTable, STATUS_INDEX, tableName } from '../../shared/dynamodb/tables.ts';
 
 /** Far above any id the service hands out during a run, so baseline creates never collide with it. */
 export const BASELINE_FIRST_ID = 2_000_000_000_000;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { LAMBDA_CREDENTIALS_ENTRY } from '../../infra/constructs/api-function.ts';
-import { AUTHORIZER_ENTRY, routes } from '../../shared/routes.ts';
+import { AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -4,7 +4,7 @@
 // compactions, JIT) lands on both. Each round gives one pair; the ratio reported is
 // the median over the pairs, which a round spoiled by an outside burst cannot move.
 import { countDelta, type Target } from './target-protocol.ts';
-import { runLoad, type RequestSpec } from './load.ts';
+import { runLoad, type RequestSpec } from '../../test/support/http-load.ts';
 import { median, ratio, round, summarize, type LatencySummary } from './stats.ts';
 
 export interface Side {

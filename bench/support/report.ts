@@ -1,5 +1,5 @@
 // bench/results.json and the printed tables, every figure set against its target.
-import { keysTable } from '../../shared/tables.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
 import type { AuthorizerFigures } from './authorizer.ts';
 import type { CompareOptions, Comparison, SideFigures } from './compare.ts';
 import { describeMachine, type MachineInfo } from './machine.ts';

@@ -3,9 +3,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
-import type { Pet, PetStatus } from '../../shared/schemas.ts';
-import { petsTable } from '../../shared/tables.ts';
-import { inParallel } from './load.ts';
+import type { Pet, PetStatus } from '../../shared/api/schemas.ts';
+import { petsTable } from '../../shared/dynamodb/tables.ts';
+import { inParallel } from '../../test/support/http-load.ts';
 
 /** Seeded ids live far above the ids the service hands out, so creates never collide with them. */
 export const SEED_FIRST_ID = 1_000_000_000;

@@ -1,7 +1,7 @@
 // Messages between a benchmark and its target process (target.ts), and the parent's side.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { PetStatus } from '../../shared/schemas.ts';
+import type { PetStatus } from '../../shared/api/schemas.ts';
 
 export type TargetRequest =
   | { type: 'requests' }

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { createCursorCodec } from '../../shared/cursor.ts';
-import { createDocumentClient, documentClient } from '../../shared/dynamodb.ts';
-import { createKeysRepository } from '../../shared/keys-repository.ts';
-import { keysTable, tableName } from '../../shared/tables.ts';
+import { createCursorCodec } from '../../shared/domain/cursor.ts';
+import { createDocumentClient, documentClient } from '../../shared/dynamodb/client.ts';
+import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { keysTable, tableName } from '../../shared/dynamodb/tables.ts';
 import { startLocalStage } from '../../infra/local/stage.ts';
 import { startBaselineServer } from './baseline.ts';
 import type { TargetReady, TargetRequest } from './target-protocol.ts';
@@ -27,7 +27,7 @@ const stage = await startLocalStage({
   throttle: { rate: 1e9, burst: 1e9 },
 });
 
-// Every request the functions make goes through this one client (shared/services.ts).
+// Every request the functions make goes through this one client (shared/lambda/services.ts).
 // The deserialize step runs once per HTTP attempt, retries included.
 const requests: Record<string, number> = {};
 documentClient().middlewareStack.add(

@@ -23,7 +23,7 @@ export const BUNDLING_BANNER = "import { createRequire } from 'node:module'; con
 export const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';
 
 export interface ApiFunctionProps {
-  /** The entry file, relative to the repository root (shared/routes.ts). */
+  /** The entry file, relative to the repository root (shared/api/routes.ts). */
   readonly entry: string;
   readonly description: string;
   readonly settings: StageSettings;

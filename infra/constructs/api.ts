@@ -19,9 +19,9 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { gatewayErrorTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
-import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
-import { API_VERSION_PATH, resourcePath, routes, type OperationId } from '../../shared/routes.ts';
+import { gatewayErrorTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
+import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
+import { API_VERSION_PATH, resourcePath, routes, type OperationId } from '../../shared/api/routes.ts';
 import { accessLogFormat } from '../access-log.ts';
 import type { StageSettings } from '../stages.ts';
 import { removalPolicyOf } from './data.ts';

@@ -1,9 +1,9 @@
-// The tables of shared/tables.ts as DynamoDB TableV2 resources: keys and indexes come
+// The tables of shared/dynamodb/tables.ts as DynamoDB TableV2 resources: keys and indexes come
 // from the shared definitions, never restated, so the stack and the local server agree.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { tables, type KeyAttribute } from '../../shared/tables.ts';
+import { tables, type KeyAttribute } from '../../shared/dynamodb/tables.ts';
 import type { StageSettings } from '../stages.ts';
 
 export type TableName = (typeof tables)[number]['name'];
@@ -21,7 +21,7 @@ export const removalPolicyOf = (settings: StageSettings): RemovalPolicy =>
   settings.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
 export class Data extends Construct {
-  /** Keyed by the definition's name (shared/tables.ts). */
+  /** Keyed by the definition's name (shared/dynamodb/tables.ts). */
   readonly tables: Readonly<Record<TableName, TableV2>>;
 
   constructor(scope: Construct, id: string, { settings }: DataProps) {

@@ -1,12 +1,12 @@
 // The route table's functions plus the authorizer, each allowed exactly the DynamoDB
-// calls its repository makes (shared/pets-repository.ts, shared/keys-repository.ts).
+// calls its repository makes (shared/dynamodb/pets-repository.ts, shared/dynamodb/keys-repository.ts).
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { powertoolsEnvironment } from '../../shared/metric-names.ts';
-import { AUTHORIZER_ENTRY, routes, type OperationId } from '../../shared/routes.ts';
-import { STATUS_INDEX, tables } from '../../shared/tables.ts';
+import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+import { AUTHORIZER_ENTRY, routes, type OperationId } from '../../shared/api/routes.ts';
+import { STATUS_INDEX, tables } from '../../shared/dynamodb/tables.ts';
 import type { StageSettings } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
 import type { TableName } from './data.ts';
@@ -40,7 +40,7 @@ export interface FunctionsProps {
 }
 
 export class Functions extends Construct {
-  /** Keyed by operationId (shared/routes.ts), plus `authorizer`. */
+  /** Keyed by operationId (shared/api/routes.ts), plus `authorizer`. */
   readonly functions: Readonly<Record<FunctionName, ApiFunction>>;
   /** The HMAC key of listPets' paging cursors. */
   readonly cursorSecret: Secret;

@@ -3,7 +3,7 @@ import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
-import { tables, type TableDefinition } from '../../shared/tables.ts';
+import { tables, type TableDefinition } from '../../shared/dynamodb/tables.ts';
 import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
 
 export interface EmbeddedDynamoDB {
@@ -57,7 +57,7 @@ export const createTableInput = (table: TableDefinition, tableName = table.name)
   };
 };
 
-/** Creates every table of shared/tables.ts that does not exist yet. */
+/** Creates every table of shared/dynamodb/tables.ts that does not exist yet. */
 export const ensureTables = async (endpoint: string): Promise<void> => {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {

@@ -1,6 +1,6 @@
 // One API Gateway REST stage, emulated: the route table's resources, the TOKEN
 // authorizer with its identity validation and cache, Lambda proxy events and
-// results, the gateway responses of shared/gateway-responses.ts, and an access log.
+// results, the gateway responses of shared/api/gateway-responses.ts, and an access log.
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -10,9 +10,9 @@ import type {
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
-import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
-import { matchRoute, resourcePath, type OperationId, type RouteMatch } from '../../shared/routes.ts';
+import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
+import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
+import { matchRoute, resourcePath, type OperationId, type RouteMatch } from '../../shared/api/routes.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { createThrottle } from './throttle.ts';

@@ -1,7 +1,7 @@
 // `npm start`: the API as stage `local`, on one machine, with an embedded DynamoDB
 // whose data survives restarts. Every knob is an environment variable (README).
 import * as z from 'zod';
-import { KEY_PATTERN } from '../../shared/keys.ts';
+import { KEY_PATTERN } from '../../shared/domain/api-keys.ts';
 import { DataDirInUseError } from './data-dir.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, STAGE, startLocalStage, type LocalStage } from './stage.ts';
 

@@ -3,11 +3,11 @@
 // benchmarks start one in-process.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDocumentClient, REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb.ts';
-import { createKeysRepository, type KeyRecord } from '../../shared/keys-repository.ts';
-import { AUTHORIZER_ENTRY, API_VERSION_PATH, routes } from '../../shared/routes.ts';
-import { powertoolsEnvironment } from '../../shared/metric-names.ts';
-import { keysTable, tables } from '../../shared/tables.ts';
+import { createDocumentClient, REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
+import { createKeysRepository, type KeyRecord } from '../../shared/dynamodb/keys-repository.ts';
+import { AUTHORIZER_ENTRY, API_VERSION_PATH, routes } from '../../shared/api/routes.ts';
+import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+import { keysTable, tables } from '../../shared/dynamodb/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import { lockDataDir, persistentSecret } from './data-dir.ts';
 import { ensureTables, LOCAL_AWS_ENV, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';

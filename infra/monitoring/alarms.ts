@@ -14,7 +14,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { routes } from '../../shared/routes.ts';
+import { routes } from '../../shared/api/routes.ts';
 import { stackName } from '../stages.ts';
 import type { MonitoringProps } from './props.ts';
 

@@ -15,8 +15,8 @@ import {
   type Metric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
-import { AUTH_FAILURE_REASONS, METRICS, metricsNamespace, SERVICE_NAME, STATUS_CLASSES } from '../../shared/metric-names.ts';
-import { routes, type OperationId } from '../../shared/routes.ts';
+import { AUTH_FAILURE_REASONS, METRICS, metricsNamespace, SERVICE_NAME, STATUS_CLASSES } from '../../shared/observability/metric-names.ts';
+import { routes, type OperationId } from '../../shared/api/routes.ts';
 import { stackName } from '../stages.ts';
 import { emfMetric } from './metrics.ts';
 import type { MonitoringProps } from './props.ts';

@@ -1,7 +1,7 @@
 // CloudWatch metrics of what the functions emit, named and dimensioned from the same
-// definitions the functions record them with (shared/metric-names.ts).
+// definitions the functions record them with (shared/observability/metric-names.ts).
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
-import { AUTHORIZER_ERRORS_METRIC, METRICS, metricsNamespace, SERVICE_NAME, type MetricDimension, type MetricKey } from '../../shared/metric-names.ts';
+import { AUTHORIZER_ERRORS_METRIC, METRICS, metricsNamespace, SERVICE_NAME, type MetricDimension, type MetricKey } from '../../shared/observability/metric-names.ts';
 
 /** A function's EMF metric: exactly its declared dimensions, plus Powertools' `service`. */
 export const emfMetric = (

@@ -1,12 +1,12 @@
 // Everything on-call needs for one stage, deployed with it: the alarm topic, the
 // alarms, the dashboard and the saved Logs Insights queries. Names and dimensions come
-// from shared/metric-names.ts, field names from shared/log-fields.ts and
+// from shared/observability/metric-names.ts, field names from shared/observability/log-fields.ts and
 // infra/access-log.ts, so what is watched is what the functions and the gateway write.
 import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnQueryDefinition, FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { AUTHORIZER_ERRORS_METRIC, AUTHORIZER_ERROR_RESPONSE_TYPES, metricsNamespace } from '../../shared/metric-names.ts';
+import { AUTHORIZER_ERRORS_METRIC, AUTHORIZER_ERROR_RESPONSE_TYPES, metricsNamespace } from '../../shared/observability/metric-names.ts';
 import { accessLogFields } from '../access-log.ts';
 import { stackName } from '../stages.ts';
 import { createAlarms } from './alarms.ts';

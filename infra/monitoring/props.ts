@@ -4,7 +4,7 @@ import type { StageBase } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
-import type { OperationId } from '../../shared/routes.ts';
+import type { OperationId } from '../../shared/api/routes.ts';
 import type { DeployedStage } from '../stages.ts';
 import type { AlarmSettings } from './alarm-settings.ts';
 
@@ -25,6 +25,6 @@ export interface MonitoringProps {
   readonly accessLogGroup: ILogGroup;
   /** Each route's function by operationId, and the authorizer. */
   readonly functions: Readonly<Record<OperationId | 'authorizer', MonitoredFunction>>;
-  /** By the table definition's name (shared/tables.ts). */
+  /** By the table definition's name (shared/dynamodb/tables.ts). */
   readonly tables: Readonly<Record<string, ITableV2>>;
 }

@@ -2,8 +2,8 @@
 // (no CDK): the monitoring construct turns each into an AWS::Logs::QueryDefinition on
 // the log groups of its sources, and a test runs the local server and checks that every
 // field each query reads is present in the real lines of those sources.
-import { LOG_FIELDS as F, REQUEST_SUMMARY_MESSAGE } from '../../shared/log-fields.ts';
-import { routes, type OperationId } from '../../shared/routes.ts';
+import { LOG_FIELDS as F, REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
+import { routes, type OperationId } from '../../shared/api/routes.ts';
 import { accessLogFields } from '../access-log.ts';
 
 /** A log group of the stage: the API's access log, or a function's log group. */

@@ -3,8 +3,8 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { accessLogFields } from '../../infra/access-log.ts';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stages.ts';
-import { AUTHORIZATION_PATTERN } from '../../shared/keys.ts';
-import { routes } from '../../shared/routes.ts';
+import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
+import { routes } from '../../shared/api/routes.ts';
 import { synthesized, type SynthesizedApp } from './support/synth.ts';
 import { apiMethods, render, resource, resourcesOfType } from './support/template.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
-import { tables } from '../../shared/tables.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { synthesized, type SynthesizedApp } from './support/synth.ts';
 import { resource } from './support/template.ts';

@@ -1,8 +1,8 @@
-// DynamoDB: one on-demand TableV2 per definition of shared/tables.ts, keys and indexes
+// DynamoDB: one on-demand TableV2 per definition of shared/dynamodb/tables.ts, keys and indexes
 // exactly as defined there, and the stage's data-protection settings.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stages.ts';
-import { tables, type TableDefinition } from '../../shared/tables.ts';
+import { tables, type TableDefinition } from '../../shared/dynamodb/tables.ts';
 import { synthesized, type SynthesizedApp } from './support/synth.ts';
 import { render, resource, resourcesOfType } from './support/template.ts';
 
@@ -26,7 +26,7 @@ const attributeDefinitions = (definition: TableDefinition) => {
 describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
   const settings = stageSettings[stage];
 
-  test('has one table per definition of shared/tables.ts, and no other', () => {
+  test('has one table per definition of shared/dynamodb/tables.ts, and no other', () => {
     expect(resourcesOfType(app.template(stage), 'AWS::DynamoDB::GlobalTable')).toHaveLength(tables.length);
     expect(resourcesOfType(app.template(stage), 'AWS::DynamoDB::Table')).toHaveLength(0);
     expect(Object.keys(app.index[stage].tables).sort()).toEqual(tables.map((t) => t.name).sort());

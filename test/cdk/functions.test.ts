@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { FunctionName } from '../../infra/constructs/functions.ts';
 import { DEPLOYED_STAGES, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../../infra/stages.ts';
-import { routes } from '../../shared/routes.ts';
-import { tables } from '../../shared/tables.ts';
+import { routes } from '../../shared/api/routes.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
 import { synthesized, type SynthesizedApp } from './support/synth.ts';
 import { allStatements, grantsOf, render, resource, resourcesOfType } from './support/template.ts';
 

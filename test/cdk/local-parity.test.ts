@@ -3,7 +3,7 @@
 // bodies from the gateway. Checked against the staging template; production's API is
 // built by the same code (api.test.ts checks both).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/gateway-responses.ts';
+import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
 import { disposeServer, startLocalServer, type LocalServer } from '../support/local-server.ts';
 import { synthesized, type CfnTemplate, type SynthesizedApp } from './support/synth.ts';
 import { apiMethods, resourcesOfType } from './support/template.ts';

@@ -10,8 +10,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Monitoring } from '../../infra/monitoring/monitoring.ts';
 import { savedQueries } from '../../infra/monitoring/queries.ts';
 import { stageSettings } from '../../infra/stages.ts';
-import { routes } from '../../shared/routes.ts';
-import { tables } from '../../shared/tables.ts';
+import { routes } from '../../shared/api/routes.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
 
 const synth = (alarmEmail?: string) => {
   const stack = new Stack(new App(), 'Probe', { env: { account: '123456789012', region: 'eu-west-1' } });

@@ -15,9 +15,9 @@ import {
   METRICS,
   metricsNamespace,
   SERVICE_NAME,
-} from '../../shared/metric-names.ts';
-import { routes } from '../../shared/routes.ts';
-import { tables } from '../../shared/tables.ts';
+} from '../../shared/observability/metric-names.ts';
+import { routes } from '../../shared/api/routes.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
 import { synthesized, type CfnTemplate, type Resource, type StackIndex, type SynthesizedApp } from './support/synth.ts';
 import { render, resourcesOfType } from './support/template.ts';
 

@@ -3,9 +3,9 @@
 // and its cause, and the DynamoDBFaults metric; the authorizer's fault its own lines.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AUTHORIZER_SUMMARY_MESSAGE, LOG_FIELDS, REQUEST_SUMMARY_MESSAGE } from '../../shared/log-fields.ts';
-import { METRICS, metricsNamespace, powertoolsEnvironment, SERVICE_NAME } from '../../shared/metric-names.ts';
-import type { OperationId } from '../../shared/routes.ts';
+import { AUTHORIZER_SUMMARY_MESSAGE, LOG_FIELDS, REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
+import { METRICS, metricsNamespace, powertoolsEnvironment, SERVICE_NAME } from '../../shared/observability/metric-names.ts';
+import type { OperationId } from '../../shared/api/routes.ts';
 import { FAULT_TEST_TABLES, startFaultyDynamoDB, type FaultyDynamoDB } from '../support/faulty-dynamodb.ts';
 import { jsonPost, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent, type Functions } from '../support/in-process.ts';
 import { emfLinesOf, fieldOf, type EmfLine, type LogLine } from './support.ts';

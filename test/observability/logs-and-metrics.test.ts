@@ -4,10 +4,10 @@
 // one summary line and its metrics; every field a saved query reads is really written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { savedQueries, fieldsReadBy, type LogSource } from '../../infra/monitoring/queries.ts';
-import { AUTHORIZER_SUMMARY_MESSAGE, LOG_FIELDS, REQUEST_SUMMARY_MESSAGE } from '../../shared/log-fields.ts';
-import { METRICS, metricsNamespace, statusClassOf, type MetricKey } from '../../shared/metric-names.ts';
-import { routes, type OperationId } from '../../shared/routes.ts';
-import { keysTable, petsTable } from '../../shared/tables.ts';
+import { AUTHORIZER_SUMMARY_MESSAGE, LOG_FIELDS, REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
+import { METRICS, metricsNamespace, statusClassOf, type MetricKey } from '../../shared/observability/metric-names.ts';
+import { routes, type OperationId } from '../../shared/api/routes.ts';
+import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
 import { bearer, call, disposeServer, expectError, startServer, unknownKey, type Reply, type RequestOptions } from '../e2e/support.ts';
 import type { LocalServer } from '../support/local-server.ts';
 import { embeddedDynamoDB, emfLinesOf, fieldOf, linesOf, parseOutput, type LogLine, type ParsedOutput } from './support.ts';

@@ -5,9 +5,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
 import { readOwner } from '../../infra/local/data-dir.ts';
 import type { LogSource } from '../../infra/monitoring/queries.ts';
-import { createKeysRepository, type KeysRepository } from '../../shared/keys-repository.ts';
-import type { MetricSpec } from '../../shared/metric-names.ts';
-import { keysTable } from '../../shared/tables.ts';
+import { createKeysRepository, type KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import type { MetricSpec } from '../../shared/observability/metric-names.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
 
 export type LogLine = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
-import { createDocumentClient } from '../../shared/dynamodb.ts';
+import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { ensureTables, LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
 
 export interface TestDynamoDB {

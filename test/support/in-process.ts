@@ -10,8 +10,8 @@ import type {
 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
-import { matchRoute, resourcePath, type OperationId } from '../../shared/routes.ts';
-import { tables } from '../../shared/tables.ts';
+import { matchRoute, resourcePath, type OperationId } from '../../shared/api/routes.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
 
 export const TEST_STAGE = 'staging';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';

@@ -48,8 +48,8 @@ export interface Synthesis {
 }
 
 const INPUTS = ['infra', 'functions', 'shared', 'test/cdk/support', 'cdk.json', 'package-lock.json', 'tsconfig.json'];
-/** The local server and the key tool: the CDK app never imports them. */
-const NOT_INPUTS = ['infra/local', 'infra/keys'];
+/** The local stage emulator: the CDK app never imports it. */
+const NOT_INPUTS = ['infra/local'];
 const CACHE_ROOT = join(REPOSITORY_ROOT, 'node_modules', '.cache', 'petstore-cdk');
 const LOCK_STALE_MS = 5 * 60_000;
 

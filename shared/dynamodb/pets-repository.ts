@@ -8,10 +8,10 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { CursorCodec } from './cursor.ts';
-import { withAvailability } from './dynamodb.ts';
-import { createIdAllocator, type IdAllocator } from './id-allocator.ts';
-import type { NewPet, Pet, PetStatus } from './schemas.ts';
+import type { CursorCodec } from '../domain/cursor.ts';
+import { withAvailability } from './client.ts';
+import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
+import type { NewPet, Pet, PetStatus } from '../api/schemas.ts';
 import { STATUS_INDEX } from './tables.ts';
 
 export interface ListRequest {

@@ -1,7 +1,7 @@
 // The keys table: the authorizer's one lookup, and the key tool's create/list/revoke.
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { withAvailability } from './dynamodb.ts';
-import { generateKey, generateKeyId, hashKey } from './keys.ts';
+import { withAvailability } from './client.ts';
+import { generateKey, generateKeyId, hashKey } from '../domain/api-keys.ts';
 
 export interface KeyRecord {
   keyId: string;

@@ -1,10 +1,10 @@
-// Recording the metrics of shared/metric-names.ts and the summary lines of
-// shared/log-fields.ts, so that every emitter uses the declared names and dimensions.
+// Recording the metrics of shared/observability/metric-names.ts and the summary lines of
+// shared/observability/log-fields.ts, so that every emitter uses the declared names and dimensions.
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
 import { AUTHORIZER_SUMMARY_MESSAGE, REQUEST_SUMMARY_MESSAGE, type AuthorizerSummary, type RequestSummary } from './log-fields.ts';
 import { METRICS, type MetricDimension, type MetricKey } from './metric-names.ts';
-import { logger, metrics } from './observability.ts';
+import { logger, metrics } from './powertools.ts';
 
 type Dimensions = Partial<Record<MetricDimension, string>>;
 

@@ -2,8 +2,8 @@
 // bodies, query strings, headers, path parameters and methods, valid and not,
 // including oversized ones. Only what node:http can put on the wire is generated.
 import fc from 'fast-check';
-import { LIMIT_MAX, MAX_ID, NAME_MAX_LENGTH } from '../../shared/schemas.ts';
-import { MAX_BODY_BYTES } from '../../shared/middleware.ts';
+import { LIMIT_MAX, MAX_ID, NAME_MAX_LENGTH } from '../../../shared/api/schemas.ts';
+import { MAX_BODY_BYTES } from '../../../shared/lambda/middleware.ts';
 
 export interface FuzzRequest {
   method: string;

@@ -6,7 +6,7 @@
 // instead of one per create. Ids of a block a container never used are skipped,
 // never reused: the counter only grows. Ids stay roughly in creation order, which
 // is what "ordered by id" in the listing means to a reader.
-import { MAX_ID } from './schemas.ts';
+import { MAX_ID } from '../api/schemas.ts';
 
 export const ID_BLOCK_SIZE = 100;
 

@@ -1,5 +1,5 @@
 // The shapes of the API, once: request validation, the TypeScript types and the
-// OpenAPI document (shared/openapi.ts) all come from these schemas.
+// OpenAPI document (tools/openapi.ts) all come from these schemas.
 // A namespace import: esbuild then keeps only what is used. `import { z }` drags in every
 // locale zod ships (~370 KB of each function's bundle; see README, Performance).
 import * as z from 'zod';

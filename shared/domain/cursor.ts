@@ -2,8 +2,8 @@
 // is a 400, and bound to the status filter they were issued for.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { BadRequestError } from './errors.ts';
-import { MAX_ID, PetStatus } from './schemas.ts';
+import { BadRequestError } from '../api/errors.ts';
+import { MAX_ID, PetStatus } from '../api/schemas.ts';
 
 /** The position after which the next page starts: the id of the last animal served. */
 const Position = z.strictObject({

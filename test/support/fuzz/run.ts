@@ -3,9 +3,9 @@
 // `parallel` independent properties (seeds seed, seed+1, …) run side by side, so
 // the server also sees concurrent malformed traffic.
 import fc from 'fast-check';
-import { httpClient } from './load.ts';
-import { fuzzRequest, type FuzzRequest } from './fuzz-requests.ts';
-import { violations } from './fuzz-oracle.ts';
+import { httpClient } from '../http-load.ts';
+import { fuzzRequest, type FuzzRequest } from './requests.ts';
+import { violations } from './oracle.ts';
 
 export interface FuzzOptions {
   baseUrl: string;

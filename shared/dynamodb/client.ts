@@ -3,7 +3,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/util-retry';
-import { ServiceUnavailableError } from './errors.ts';
+import { ServiceUnavailableError } from '../api/errors.ts';
 
 /**
  * Worst case for one call: 3 attempts × (0.5 s connect + 1 s response) + 0.05 s + 0.1 s

@@ -1,9 +1,9 @@
 // The OpenAPI 3.1 document, generated from the route table and the zod schemas.
 // `npm run openapi` writes it to openapi.json; a test fails when that file is stale.
 import * as z from 'zod';
-import { MAX_BODY_BYTES } from './middleware.ts';
-import { routes, type OperationId } from './routes.ts';
-import { ListPetsQuery, PetIdParams } from './schemas.ts';
+import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
+import { routes, type OperationId } from '../shared/api/routes.ts';
+import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 

@@ -1,8 +1,8 @@
 // Reading REST (v1) proxy events and shaping proxy results.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod';
-import { BadRequestError, UnsupportedMediaTypeError, validationError } from './errors.ts';
-import { API_VERSION_PATH } from './routes.ts';
+import { BadRequestError, UnsupportedMediaTypeError, validationError } from '../api/errors.ts';
+import { API_VERSION_PATH } from '../api/routes.ts';
 
 export const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
   statusCode,

@@ -1,9 +1,9 @@
-// The log lines on-call reads, defined once: the functions write them (shared/telemetry.ts)
+// The log lines on-call reads, defined once: the functions write them (shared/observability/telemetry.ts)
 // and the saved Logs Insights queries (infra/monitoring/queries.ts) read the same names.
 // A test parses real output and checks every field a query reads is there.
 import type { AuthFailureReason } from './metric-names.ts';
-import type { OperationId } from './routes.ts';
-import type { ErrorCode } from './schemas.ts';
+import type { OperationId } from '../api/routes.ts';
+import type { ErrorCode } from '../api/schemas.ts';
 
 /** `message` of the one line each HTTP function writes per request. */
 export const REQUEST_SUMMARY_MESSAGE = 'request';

@@ -1,5 +1,5 @@
 // The HTTP error model: typed errors thrown anywhere, turned into the contract's
-// Error body in one place (shared/middleware.ts, errorHandler).
+// Error body in one place (shared/lambda/middleware.ts, errorHandler).
 import type { z } from 'zod';
 import type { ErrorCode, ErrorDetail } from './schemas.ts';
 

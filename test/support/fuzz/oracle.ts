@@ -1,11 +1,11 @@
 // What every answer to a fuzzed request must satisfy: never a 5xx; every error in
 // the contract's Error body; successes in the Animal shape; and nothing leaked: no
 // key, stack trace, AWS error name or table name that the request did not carry.
-import { matchRoute, type OperationId } from '../../shared/routes.ts';
-import { ErrorBody, Pet, Pets } from '../../shared/schemas.ts';
-import { tables } from '../../shared/tables.ts';
-import type { Answer } from './load.ts';
-import type { FuzzRequest } from './fuzz-requests.ts';
+import { matchRoute, type OperationId } from '../../../shared/api/routes.ts';
+import { ErrorBody, Pet, Pets } from '../../../shared/api/schemas.ts';
+import { tables } from '../../../shared/dynamodb/tables.ts';
+import type { Answer } from '../http-load.ts';
+import type { FuzzRequest } from './requests.ts';
 
 const CODE_STATUS: Record<string, number> = {
   BAD_REQUEST: 400,

@@ -1,8 +1,8 @@
 // The metrics the functions emit (CloudWatch EMF through Powertools), defined once:
-// the functions record them through shared/telemetry.ts and the CDK monitoring
+// the functions record them through shared/observability/telemetry.ts and the CDK monitoring
 // construct builds its alarms and dashboard from the same names and dimensions.
 // Pure data: the CDK app imports it without loading Powertools.
-import type { GatewayResponseType } from './gateway-responses.ts';
+import type { GatewayResponseType } from '../api/gateway-responses.ts';
 
 /** POWERTOOLS_SERVICE_NAME: Powertools adds it to every metric as the `service` dimension. */
 export const SERVICE_NAME = 'petstore';

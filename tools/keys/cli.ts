@@ -1,12 +1,12 @@
 // The key tool: `npm run keys -- create|list|revoke … [--stage local|staging|production]`.
 // A key is printed once, at creation, and stored only as its SHA-256 hash.
 import { parseArgs } from 'node:util';
-import { createDocumentClient } from '../../shared/dynamodb.ts';
-import { createKeysRepository, type KeysRepository } from '../../shared/keys-repository.ts';
-import { keysTable } from '../../shared/tables.ts';
-import { DataDirInUseError, lockDataDir, readOwner } from '../local/data-dir.ts';
-import { ensureTables, LOCAL_AWS_ENV, startEmbeddedDynamoDB } from '../local/embedded-dynamodb.ts';
-import { DEPLOYED_STAGES, STACK_OUTPUTS, stackName, type DeployedStage } from '../stages.ts';
+import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createKeysRepository, type KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
+import { ensureTables, LOCAL_AWS_ENV, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
+import { DEPLOYED_STAGES, STACK_OUTPUTS, stackName, type DeployedStage } from '../../infra/stages.ts';
 
 const USAGE = `Usage: npm run keys -- <command> [--stage local|staging|production]
   create --label <who or what the key is for>   issue a key (printed once)
