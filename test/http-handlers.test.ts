@@ -15,7 +15,9 @@ beforeAll(async () => {
   setFunctionEnv(db.endpoint);
   functions = await loadFunctions();
   middleware = await import('../shared/lambda/middleware.ts');
-  ({ INTERNAL_ERROR_MESSAGE } = await import('../shared/api/gateway-responses.ts'));
+  ({
+    FIXED_MESSAGES: { INTERNAL_ERROR: INTERNAL_ERROR_MESSAGE },
+  } = await import('../shared/api/errors.ts'));
 });
 afterAll(() => db?.close());
 

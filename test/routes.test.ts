@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { matchRoute, resourcePath, route, routes } from '../shared/api/routes.ts';
+import { matchRoute } from '../infra/local/route-matcher.ts';
+import { resourcePath, route, routes } from '../shared/api/routes.ts';
 
 const operationOf = (method: string, path: string) => matchRoute(method, path)?.route.operationId;
 

@@ -2,7 +2,9 @@
 // `npm run openapi` writes it to openapi.json; a test fails when that file is stale.
 import * as z from 'zod';
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
-import { routes, type OperationId } from '../shared/api/routes.ts';
+import { LOCAL_DEFAULTS } from '../infra/local/config.ts';
+import { DEPLOYED_STAGES } from '../infra/stages.ts';
+import { API_VERSION_PATH, route, routes, type OperationId } from '../shared/api/routes.ts';
 import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -46,6 +48,11 @@ const deprecationHeaders = {
   Link: header('`<…/pets>; rel="successor-version"`: the listing that replaces this operation.'),
 };
 
+const sunset = route('getPet').deprecation?.sunset;
+if (!sunset) throw new Error('getPet is deprecated: its route must say when it is removed');
+/** `2030-12-05`: the day, as the route table states it. */
+const sunsetDay = sunset.toISOString().slice(0, 10);
+
 const operations: Record<OperationId, object> = {
   listPets: {
     description:
@@ -77,7 +84,7 @@ const operations: Record<OperationId, object> = {
     },
   },
   getPet: {
-    description: 'Deprecated: removed on 5 December 2030. Use GET /pets with the status filter.',
+    description: `Deprecated: removed on ${sunsetDay}. Use GET /pets with the status filter.`,
     parameters: parameters(PetIdParams.shape, 'path'),
     responses: {
       '200': {
@@ -116,14 +123,14 @@ export const openApiDocument = () => {
     },
     servers: [
       {
-        url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}/v1',
+        url: `https://{apiId}.execute-api.{region}.amazonaws.com/{stage}${API_VERSION_PATH}`,
         variables: {
           apiId: { default: 'api-id' },
           region: { default: 'us-east-1' },
-          stage: { default: 'staging', enum: ['staging', 'production'] },
+          stage: { default: DEPLOYED_STAGES[0], enum: [...DEPLOYED_STAGES] },
         },
       },
-      { url: 'http://127.0.0.1:3000/v1', description: 'npm start' },
+      { url: `http://${LOCAL_DEFAULTS.host}:${LOCAL_DEFAULTS.port}${API_VERSION_PATH}`, description: 'npm start' },
     ],
     security: [{ bearerAuth: [] }],
     paths,

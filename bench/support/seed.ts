@@ -2,7 +2,7 @@
 // batches in flight, so that 100,000 animals take seconds rather than minutes.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
+import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { Pet, PetStatus } from '../../shared/api/schemas.ts';
 import { petsTable } from '../../shared/dynamodb/tables.ts';
 import { inParallel } from '../../test/support/http-load.ts';
@@ -22,7 +22,7 @@ export const seededPet = (index: number): Pet => ({
 /** Writes seeded animals `from` (inclusive) to `to` (exclusive); resolves to the milliseconds it took. */
 export const seedPets = async (endpoint: string, from: number, to: number, parallelBatches = 16): Promise<number> => {
   const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    new DynamoDBClient(localClientConfig(endpoint)),
   );
   const started = performance.now();
   try {

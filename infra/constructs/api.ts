@@ -19,7 +19,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { gatewayErrorTemplate, gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
+import { gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import { API_VERSION_PATH, resourcePath, routes, type OperationId } from '../../shared/api/routes.ts';
 import { accessLogFormat } from '../access-log.ts';
@@ -32,6 +32,13 @@ export interface ApiProps {
   readonly functions: Readonly<Record<OperationId, { readonly function: IFunction }>>;
   readonly authorizer: IFunction;
 }
+
+/** The Error body as an API Gateway response template (`messageString` comes already quoted). */
+const gatewayErrorTemplate = (type: GatewayResponseType): string => {
+  const { status, code, message } = gatewayResponses[type];
+  const messageValue = message === undefined ? '$context.error.messageString' : JSON.stringify(message);
+  return `{"code":"${code}","message":${messageValue},"status":${status},"requestId":"$context.requestId"}`;
+};
 
 /** A gateway response header value is a mapping expression: a literal is single-quoted. */
 const literal = (value: string): string => {

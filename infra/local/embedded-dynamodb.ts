@@ -4,15 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import { tables, type TableDefinition } from '../../shared/dynamodb/tables.ts';
+import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
 
 export interface EmbeddedDynamoDB {
   endpoint: string;
   close(): Promise<void>;
 }
-
-/** Credentials and region dynalite accepts; they never reach AWS. */
-export const LOCAL_AWS_ENV = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' } as const;
 
 export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDynamoDB> => {
   const server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -59,7 +57,7 @@ export const createTableInput = (table: TableDefinition, tableName = table.name)
 
 /** Creates every table of shared/dynamodb/tables.ts that does not exist yet. */
 export const ensureTables = async (endpoint: string): Promise<void> => {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient(localClientConfig(endpoint));
   try {
     for (const table of tables) {
       try {

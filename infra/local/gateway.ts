@@ -12,7 +12,9 @@ import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerRe
 import type { Duplex } from 'node:stream';
 import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
-import { matchRoute, resourcePath, type OperationId, type RouteMatch } from '../../shared/api/routes.ts';
+import { resourcePath, type OperationId } from '../../shared/api/routes.ts';
+import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
+import { matchRoute } from './route-matcher.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { createThrottle } from './throttle.ts';
@@ -41,14 +43,13 @@ class GatewayError extends Error {
   }
 }
 
-type Identity = { principalId: string; context: Record<string, string | number | boolean> };
 
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCacheTtlSeconds, accessLog } = options;
   const throttle = createThrottle(options.throttle.rate, options.throttle.burst);
   const authorizerCache = new Map<string, { policy: APIGatewayAuthorizerResult; expires: number }>();
 
-  const authorize = async (token: string, methodArn: string): Promise<Identity> => {
+  const authorize = async (token: string, methodArn: string): Promise<CallerIdentity> => {
     let policy = authorizerCache.get(token);
     if (!policy || policy.expires <= Date.now()) {
       authorizerCache.delete(token);
@@ -67,7 +68,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     }
     // As API Gateway does, a cached policy is evaluated against every new method ARN.
     if (!allows(policy.policy, methodArn)) throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
-    return { principalId: policy.policy.principalId, context: (policy.policy.context ?? {}) as Identity['context'] };
+    return { principalId: policy.policy.principalId, context: (policy.policy.context ?? {}) as CallerIdentity['context'] };
   };
 
   const handle = async (req: IncomingMessage, requestId: string, log: AccessLogLine): Promise<APIGatewayProxyResult> => {
@@ -87,7 +88,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const identity = await authorize(token, methodArn);
     log.keyId = identity.principalId;
 
-    const event = proxyEvent(req, url, body, match, { stage, requestId, identity });
+    const event = proxyEvent(clientRequest(req, url, body), match, { accountId: ACCOUNT, apiId: API_ID, stage, requestId, identity });
     const started = Date.now();
     let result: APIGatewayProxyResult;
     try {
@@ -152,68 +153,18 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
     req.on('error', reject);
   });
 
-/**
- * Values by name, as own properties whatever the name: a client's `?__proto__=x`
- * is a parameter like any other, as in the JSON event Lambda parses deployed
- * (`obj[name] ??= []` on a plain object reached Object.prototype instead: a 500).
- */
-const groupByName = (pairs: Iterable<[string, string]>): Record<string, string[]> => {
-  const groups = new Map<string, string[]>();
-  for (const [name, value] of pairs) groups.set(name, [...(groups.get(name) ?? []), value]);
-  return Object.fromEntries(groups);
-};
-
-/** A REST (v1) Lambda proxy event, as API Gateway builds it. */
-const proxyEvent = (
-  req: IncomingMessage,
-  url: URL,
-  body: Buffer,
-  { route, pathParameters }: RouteMatch,
-  { stage, requestId, identity }: { stage: string; requestId: string; identity: Identity },
-): APIGatewayProxyEvent => {
-  // rawHeaders keeps the client's spelling of header names, as API Gateway does.
-  const headerPairs: Array<[string, string]> = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headerPairs.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-  const multiValueHeaders = groupByName(headerPairs);
-  const multiValueQueryStringParameters = groupByName(url.searchParams);
-  const hasQuery = Object.keys(multiValueQueryStringParameters).length > 0;
-  const now = new Date();
+/** The request as API Gateway reads it: rawHeaders keep the client's spelling of names. */
+const clientRequest = (req: IncomingMessage, url: URL, body: Buffer): ClientRequest => {
+  const headers: Array<[string, string]> = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
   return {
-    resource: resourcePath(route),
-    path: url.pathname,
-    httpMethod: route.method,
-    headers: Object.fromEntries(Object.entries(multiValueHeaders).map(([name, values]) => [name, values.at(-1)!])),
-    multiValueHeaders,
-    queryStringParameters: hasQuery
-      ? Object.fromEntries(Object.entries(multiValueQueryStringParameters).map(([name, values]) => [name, values.at(-1)!]))
-      : null,
-    multiValueQueryStringParameters: hasQuery ? multiValueQueryStringParameters : null,
-    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
-    stageVariables: null,
+    url,
+    headers,
     body: body.length ? body.toString('utf8') : null,
     isBase64Encoded: false,
-    requestContext: {
-      accountId: ACCOUNT,
-      apiId: API_ID,
-      authorizer: { principalId: identity.principalId, integrationLatency: 0, ...identity.context },
-      domainName: req.headers.host ?? 'localhost',
-      domainPrefix: API_ID,
-      extendedRequestId: requestId,
-      httpMethod: route.method,
-      identity: {
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: req.headers['user-agent'] ?? null,
-      } as APIGatewayProxyEvent['requestContext']['identity'],
-      // Locally the stage is not a path segment: the client's path is the path below the stage.
-      path: url.pathname,
-      protocol: `HTTP/${req.httpVersion}`,
-      requestId,
-      requestTime: now.toUTCString(),
-      requestTimeEpoch: now.getTime(),
-      resourceId: route.operationId,
-      resourcePath: resourcePath(route),
-      stage,
-    },
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    protocol: `HTTP/${req.httpVersion}`,
+    domainName: req.headers.host ?? 'localhost',
   };
 };
 

@@ -26,7 +26,8 @@ export const prepareRuntime = async (concurrency = 64): Promise<void> => {
   await InvokeStore.getInstanceAsync(true);
 };
 
-const lambdaContext = (name: string, deadline: number): Context => ({
+/** The context Lambda passes a handler; `deadline` is the epoch millisecond its time runs out. */
+export const lambdaContext = (name: string, deadline: number): Context => ({
   callbackWaitsForEmptyEventLoop: false,
   functionName: name,
   functionVersion: '$LATEST',

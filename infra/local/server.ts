@@ -1,22 +1,9 @@
 // `npm start`: the API as stage `local`, on one machine, with an embedded DynamoDB
 // whose data survives restarts. Every knob is an environment variable (README).
-import * as z from 'zod';
-import { KEY_PATTERN } from '../../shared/domain/api-keys.ts';
+import { Config } from './config.ts';
 import { DataDirInUseError } from './data-dir.ts';
-import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, STAGE, startLocalStage, type LocalStage } from './stage.ts';
+import { STAGE, startLocalStage, type LocalStage } from './stage.ts';
 
-const Config = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
-  PETSTORE_API_KEY: z.string().regex(KEY_PATTERN, 'must be pet_ followed by at least 32 base62 characters').optional(),
-  PETSTORE_AUTHORIZER_CACHE_TTL: z.coerce.number().int().min(0).max(3600).default(0),
-  // API Gateway's account-level defaults: the local stage throttles like a deployed one.
-  PETSTORE_THROTTLE_RATE: z.coerce.number().positive().default(10_000),
-  PETSTORE_THROTTLE_BURST: z.coerce.number().int().min(1).default(5_000),
-  PETSTORE_DYNAMODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(3000).default(LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
-});
 
 const fail = (message: string): never => {
   console.error(`npm start: ${message}`);

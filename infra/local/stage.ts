@@ -3,21 +3,20 @@
 // benchmarks start one in-process.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDocumentClient, REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository, type KeyRecord } from '../../shared/dynamodb/keys-repository.ts';
 import { AUTHORIZER_ENTRY, API_VERSION_PATH, routes } from '../../shared/api/routes.ts';
-import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
-import { keysTable, tables } from '../../shared/dynamodb/tables.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';
+import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS } from './config.ts';
 import { lockDataDir, persistentSecret } from './data-dir.ts';
-import { ensureTables, LOCAL_AWS_ENV, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
+import { ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
+import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, createGateway, type GatewayOptions } from './gateway.ts';
 import { loadFunction, prepareRuntime } from './lambda-runtime.ts';
 
 export const STAGE = 'local';
 
-/** 3 attempts × (0.5 s + 2.5 s) + back-off stays inside the functions' 10 s, as deployed. */
-export const LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS = 2500;
 
 export interface LocalStageOptions {
   port: number;
@@ -50,16 +49,17 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   lock.update({ dynamodbEndpoint: dynamodb.endpoint });
   await ensureTables(dynamodb.endpoint);
 
-  // The functions' environment, as the stack gives it to them deployed.
-  Object.assign(process.env, LOCAL_AWS_ENV, {
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-    [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
-    CURSOR_SECRET: persistentSecret(lock.dir, 'cursor-secret'),
-    ...powertoolsEnvironment(STAGE, options.logLevel),
-    // EMF lines only mean something to CloudWatch; set to false to see them.
-    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
-    ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
-  });
+  Object.assign(
+    process.env,
+    functionEnvironment({
+      dynamodbEndpoint: dynamodb.endpoint,
+      stage: STAGE,
+      logLevel: options.logLevel,
+      cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
+      dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
+    }),
+  );
+
 
   const keys = createKeysRepository(createDocumentClient(), keysTable.name);
   const key = options.apiKey ?? (await keys.create(`npm start ${new Date().toISOString()}`)).key;

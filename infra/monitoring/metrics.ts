@@ -1,7 +1,7 @@
 // CloudWatch metrics of what the functions emit, named and dimensioned from the same
 // definitions the functions record them with (shared/observability/metric-names.ts).
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
-import { AUTHORIZER_ERRORS_METRIC, METRICS, metricsNamespace, SERVICE_NAME, type MetricDimension, type MetricKey } from '../../shared/observability/metric-names.ts';
+import { AUTHORIZER_ERRORS_METRIC, assertDimensions, METRICS, metricsNamespace, SERVICE_NAME, type MetricDimension, type MetricKey } from '../../shared/observability/metric-names.ts';
 
 /** A function's EMF metric: exactly its declared dimensions, plus Powertools' `service`. */
 export const emfMetric = (
@@ -11,8 +11,7 @@ export const emfMetric = (
   options: MetricOptions = {},
 ): Metric => {
   const spec = METRICS[key];
-  const given = Object.keys(dimensions).sort().join();
-  if (given !== [...spec.dimensions].sort().join()) throw new Error(`metric ${key} takes dimensions [${spec.dimensions.join()}], got [${given}]`);
+  assertDimensions(key, dimensions);
   return new Metric({
     namespace: metricsNamespace(stage),
     metricName: spec.name,

@@ -1,7 +1,19 @@
 // The HTTP error model: typed errors thrown anywhere, turned into the contract's
-// Error body in one place (shared/lambda/middleware.ts, errorHandler).
+// Error body in one place (shared/lambda/middleware.ts, errorHandler). The fixed texts
+// and the Retry-After of the errors API Gateway also answers by itself live here once;
+// shared/api/gateway-responses.ts reads them.
 import type { z } from 'zod';
 import type { ErrorCode, ErrorDetail } from './schemas.ts';
+
+/** Seconds a client should wait before retrying a 429 or a 503. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** Messages that say nothing of the request: the same whether a function or API Gateway answers. */
+export const FIXED_MESSAGES = {
+  INTERNAL_ERROR: 'Internal error; quote the requestId when reporting it',
+  SERVICE_UNAVAILABLE: 'The service is temporarily unavailable; retry later',
+  GATEWAY_TIMEOUT: 'The service did not answer in time',
+} as const satisfies Partial<Record<ErrorCode, string>>;
 
 export class HttpError extends Error {
   readonly status: number;
@@ -50,9 +62,9 @@ export class UnsupportedMediaTypeError extends HttpError {
 
 /** The database is throttling or unreachable: the client may retry after a short wait. */
 export class ServiceUnavailableError extends HttpError {
-  constructor(cause: unknown, retryAfterSeconds = 1) {
-    super(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later', {
-      headers: { 'Retry-After': String(retryAfterSeconds) },
+  constructor(cause: unknown) {
+    super(503, 'SERVICE_UNAVAILABLE', FIXED_MESSAGES.SERVICE_UNAVAILABLE, {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       cause,
     });
   }
@@ -61,7 +73,7 @@ export class ServiceUnavailableError extends HttpError {
 /** The function ran out of time (middy answers just before the Lambda deadline). */
 export class GatewayTimeoutError extends HttpError {
   constructor(cause: unknown) {
-    super(504, 'GATEWAY_TIMEOUT', 'The service did not answer in time', { cause });
+    super(504, 'GATEWAY_TIMEOUT', FIXED_MESSAGES.GATEWAY_TIMEOUT, { cause });
   }
 }
 

@@ -1,6 +1,7 @@
 // The errors API Gateway answers by itself, in the contract's Error body. The CDK
 // stack renders these as gateway responses and the local server renders the same
 // table, so a client cannot tell the two apart.
+import { FIXED_MESSAGES, RETRY_AFTER_SECONDS } from './errors.ts';
 import type { ErrorCode } from './schemas.ts';
 
 export type GatewayResponseType =
@@ -40,21 +41,22 @@ const unauthorized: GatewayResponse = {
   headers: { 'WWW-Authenticate': 'Bearer' },
 };
 const notFound: GatewayResponse = { status: 404, code: 'NOT_FOUND', message: 'No such operation' };
+const retryAfter = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
 const throttled: GatewayResponse = {
   status: 429,
   code: 'TOO_MANY_REQUESTS',
   message: 'Too many requests; retry later',
-  headers: { 'Retry-After': '1' },
+  headers: retryAfter,
 };
 const unavailable: GatewayResponse = {
   status: 503,
   code: 'SERVICE_UNAVAILABLE',
-  message: 'The service is temporarily unavailable; retry later',
-  headers: { 'Retry-After': '1' },
+  message: FIXED_MESSAGES.SERVICE_UNAVAILABLE,
+  headers: retryAfter,
 };
-const timeout: GatewayResponse = { status: 504, code: 'GATEWAY_TIMEOUT', message: 'The service did not answer in time' };
+const timeout: GatewayResponse = { status: 504, code: 'GATEWAY_TIMEOUT', message: FIXED_MESSAGES.GATEWAY_TIMEOUT };
 const badRequest: GatewayResponse = { status: 400, code: 'BAD_REQUEST' };
-export const INTERNAL_ERROR_MESSAGE = 'Internal error; quote the requestId when reporting it';
+const internalError: GatewayResponse = { status: 500, code: 'INTERNAL_ERROR', message: FIXED_MESSAGES.INTERNAL_ERROR };
 
 export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
   // Every refusal of a key is a 401: no key ever gets a 403.
@@ -77,21 +79,14 @@ export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayRespo
   AUTHORIZER_CONFIGURATION_ERROR: unavailable,
   INTEGRATION_FAILURE: timeout,
   INTEGRATION_TIMEOUT: timeout,
-  API_CONFIGURATION_ERROR: { status: 500, code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE },
+  API_CONFIGURATION_ERROR: internalError,
   // The defaults pin the status so that the body's `status` always equals the HTTP status.
   DEFAULT_4XX: badRequest,
-  DEFAULT_5XX: { status: 500, code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE },
+  DEFAULT_5XX: internalError,
 };
 
 /** The body as the local server sends it; API Gateway fills the same fields from `$context`. */
 export const gatewayErrorBody = (type: GatewayResponseType, requestId: string, gatewayMessage: string) => {
   const { status, code, message } = gatewayResponses[type];
   return { code, message: message ?? gatewayMessage, status, requestId };
-};
-
-/** The body as an API Gateway response template (`messageString` comes already quoted). */
-export const gatewayErrorTemplate = (type: GatewayResponseType): string => {
-  const { status, code, message } = gatewayResponses[type];
-  const messageValue = message === undefined ? '$context.error.messageString' : JSON.stringify(message);
-  return `{"code":"${code}","message":${messageValue},"status":${status},"requestId":"$context.requestId"}`;
 };

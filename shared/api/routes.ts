@@ -48,37 +48,3 @@ export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
 
 /** The API Gateway resource path of a route, e.g. `/v1/pets/{petId}`. */
 export const resourcePath = (route: Route): string => `${API_VERSION_PATH}${route.path}`;
-
-export interface RouteMatch {
-  route: Route;
-  pathParameters: Record<string, string>;
-}
-
-/** Matches a request path (below the stage) as API Gateway does: whole segments, `{name}` takes one. */
-export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
-  const segments = path.split('/');
-  for (const route of routes) {
-    if (route.method !== method) continue;
-    const template = resourcePath(route).split('/');
-    if (template.length !== segments.length) continue;
-    const pathParameters: Record<string, string> = {};
-    const matches = template.every((part, i) => {
-      const segment = segments[i] ?? '';
-      const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
-      if (parameter === undefined) return part === segment;
-      if (segment === '') return false;
-      pathParameters[parameter] = safeDecode(segment);
-      return true;
-    });
-    if (matches) return { route, pathParameters };
-  }
-  return undefined;
-};
-
-const safeDecode = (segment: string): string => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};

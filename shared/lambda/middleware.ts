@@ -5,8 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { GatewayTimeoutError, HttpError, PayloadTooLargeError } from '../api/errors.ts';
-import { INTERNAL_ERROR_MESSAGE } from '../api/gateway-responses.ts';
+import { FIXED_MESSAGES, GatewayTimeoutError, HttpError, PayloadTooLargeError } from '../api/errors.ts';
 import { bodyBytes, json, versionRoot } from './http.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
 import { logger, metrics } from '../observability/powertools.ts';
@@ -89,7 +88,7 @@ const errorHandler = (): HttpMiddleware => ({
       return;
     }
     logger.error('unhandled error', { error });
-    const body: ErrorBody = { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE, status: 500, requestId };
+    const body: ErrorBody = { code: 'INTERNAL_ERROR', message: FIXED_MESSAGES.INTERNAL_ERROR, status: 500, requestId };
     request.response = json(500, body);
   },
 });

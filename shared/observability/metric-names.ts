@@ -44,7 +44,13 @@ export const METRICS = {
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricKey = keyof typeof METRICS;
-export type DimensionsOf<K extends MetricKey> = { [D in (typeof METRICS)[K]['dimensions'][number]]: string };
+
+/** A metric emitted or alarmed on with other dimensions than declared would never meet its alarm: fail loudly. */
+export const assertDimensions = (key: MetricKey, dimensions: Partial<Record<MetricDimension, string>>): void => {
+  const declared = [...METRICS[key].dimensions].sort().join();
+  const given = Object.keys(dimensions).sort().join();
+  if (declared !== given) throw new Error(`metric ${key} takes dimensions [${declared}], got [${given}]`);
+};
 
 /** The status classes a response can have; 1xx and 3xx are never answered. */
 export const STATUS_CLASSES = ['2xx', '4xx', '5xx'] as const;

@@ -3,17 +3,10 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
 import { AUTHORIZER_SUMMARY_MESSAGE, REQUEST_SUMMARY_MESSAGE, type AuthorizerSummary, type RequestSummary } from './log-fields.ts';
-import { METRICS, type MetricDimension, type MetricKey } from './metric-names.ts';
+import { assertDimensions, METRICS, type MetricDimension, type MetricKey } from './metric-names.ts';
 import { logger, metrics } from './powertools.ts';
 
 type Dimensions = Partial<Record<MetricDimension, string>>;
-
-/** A metric emitted with other dimensions than declared would never reach its alarm: fail loudly. */
-const checkDimensions = (key: MetricKey, dimensions: Dimensions) => {
-  const declared = [...METRICS[key].dimensions].sort().join();
-  const given = Object.keys(dimensions).sort().join();
-  if (declared !== given) throw new Error(`metric ${key} takes dimensions [${declared}], got [${given}]`);
-};
 
 /**
  * A second Metrics of the container for metrics written at once, with other dimensions
@@ -24,7 +17,7 @@ let immediate: Metrics | undefined;
 
 /** Writes one metric now, on its own EMF line. */
 export const recordMetric = (key: MetricKey, dimensions: Dimensions, value = 1): void => {
-  checkDimensions(key, dimensions);
+  assertDimensions(key, dimensions);
   immediate ??= new Metrics();
   // Synchronous from the first add to the publish: side-by-side invocations cannot interleave.
   for (const [name, dimensionValue] of Object.entries(dimensions)) immediate.addDimension(name, dimensionValue);
@@ -37,7 +30,7 @@ export const recordMetric = (key: MetricKey, dimensions: Dimensions, value = 1):
  * Powertools' logMetrics middleware writes when the invocation ends.
  */
 export const addInvocationMetrics = (dimensions: Dimensions, values: Partial<Record<MetricKey, number>>): void => {
-  for (const key of Object.keys(values) as MetricKey[]) checkDimensions(key, dimensions);
+  for (const key of Object.keys(values) as MetricKey[]) assertDimensions(key, dimensions);
   for (const [name, dimensionValue] of Object.entries(dimensions)) metrics.addDimension(name, dimensionValue);
   for (const [key, value] of Object.entries(values) as [MetricKey, number][]) {
     metrics.addMetric(METRICS[key].name, METRICS[key].unit as MetricUnit, value);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
+import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { synthesized, type SynthesizedApp } from './support/synth.ts';

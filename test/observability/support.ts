@@ -2,7 +2,7 @@
 // log, each function's log group (JSON lines named by function_name) and the EMF lines.
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
+import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { readOwner } from '../../infra/local/data-dir.ts';
 import type { LogSource } from '../../infra/monitoring/queries.ts';
 import { createKeysRepository, type KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
@@ -74,11 +74,7 @@ export const emfLinesOf = (emf: EmfLine[], spec: MetricSpec) =>
 export const embeddedDynamoDB = (dataDir: string): { client: DynamoDBClient; keys: KeysRepository; deleteTable(name: string): Promise<void> } => {
   const endpoint = readOwner(dataDir)?.dynamodbEndpoint;
   if (!endpoint) throw new Error(`no server holds ${dataDir}`);
-  const client = new DynamoDBClient({
-    endpoint,
-    region: LOCAL_AWS_ENV.AWS_REGION,
-    credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-  });
+  const client = new DynamoDBClient(localClientConfig(endpoint));
   return {
     client,
     keys: createKeysRepository(DynamoDBDocumentClient.from(client), keysTable.name),

@@ -4,7 +4,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
-import { ensureTables, LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
+import { ensureTables } from '../../infra/local/embedded-dynamodb.ts';
+import { LOCAL_AWS_ENV, localClientConfig } from '../../infra/local/function-environment.ts';
 
 export interface TestDynamoDB {
   endpoint: string;
@@ -19,7 +20,7 @@ export const startTestDynamoDB = async (): Promise<TestDynamoDB> => {
   await ensureTables(endpoint);
   Object.assign(process.env, LOCAL_AWS_ENV);
   const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint, region: LOCAL_AWS_ENV.AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    new DynamoDBClient(localClientConfig(endpoint)),
   );
   return {
     endpoint,

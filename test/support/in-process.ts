@@ -9,9 +9,14 @@ import type {
   Context,
 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { LOCAL_AWS_ENV } from '../../infra/local/embedded-dynamodb.ts';
-import { matchRoute, resourcePath, type OperationId } from '../../shared/api/routes.ts';
-import { tables } from '../../shared/dynamodb/tables.ts';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { functionEnvironment } from '../../infra/local/function-environment.ts';
+import { lambdaContext as localLambdaContext } from '../../infra/local/lambda-runtime.ts';
+import { proxyEvent as buildProxyEvent, type ClientRequest } from '../../infra/local/proxy-event.ts';
+import { matchRoute } from '../../infra/local/route-matcher.ts';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/stages.ts';
+import { AUTHORIZER_ENTRY, routes, type OperationId } from '../../shared/api/routes.ts';
 
 export const TEST_STAGE = 'staging';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';
@@ -23,15 +28,16 @@ export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';
  * are then kept for the life of the module (one endpoint per test file).
  */
 export const setFunctionEnv = (endpoint: string, tableNames: Partial<Record<string, string>> = {}): void => {
-  Object.assign(process.env, LOCAL_AWS_ENV, {
-    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-    CURSOR_SECRET: TEST_CURSOR_SECRET,
-    POWERTOOLS_SERVICE_NAME: 'petstore-test',
-    POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
-    POWERTOOLS_METRICS_NAMESPACE: 'PetStore/test',
-    POWERTOOLS_METRICS_DISABLED: 'true',
-    ...Object.fromEntries(tables.map((table) => [table.envVar, tableNames[table.name] ?? table.name])),
-  });
+  Object.assign(
+    process.env,
+    functionEnvironment({
+      dynamodbEndpoint: endpoint,
+      stage: TEST_STAGE,
+      logLevel: process.env.TEST_LOG_LEVEL ?? 'SILENT',
+      cursorSecret: TEST_CURSOR_SECRET,
+      tableNames,
+    }),
+  );
 };
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -42,14 +48,17 @@ export interface Functions {
   authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult>;
 }
 
-/** Imports functions/*.ts (after setFunctionEnv) and routes each event to its route's function. */
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const importHandler = async <H>(entry: string): Promise<H> =>
+  ((await import(pathToFileURL(resolve(REPOSITORY_ROOT, entry)).href)) as { handler: H }).handler;
+
+/** Imports the route table's functions (after setFunctionEnv) and routes each event to its route's function. */
 export const loadFunctions = async (): Promise<Functions> => {
-  const handlers: Record<OperationId, ProxyHandler> = {
-    listPets: (await import('../../functions/list-pets.ts')).handler,
-    createPet: (await import('../../functions/create-pet.ts')).handler,
-    getPet: (await import('../../functions/get-pet.ts')).handler,
-  };
-  const authorizer: AuthorizerHandler = (await import('../../functions/authorizer.ts')).handler;
+  const handlers = Object.fromEntries(
+    await Promise.all(routes.map(async (r) => [r.operationId, await importHandler<ProxyHandler>(r.entry)] as const)),
+  ) as Record<OperationId, ProxyHandler>;
+  const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_ENTRY);
   return {
     invoke: (event) => {
       const match = matchRoute(event.httpMethod, event.path);
@@ -60,23 +69,9 @@ export const loadFunctions = async (): Promise<Functions> => {
   };
 };
 
-export const lambdaContext = (name: string): Context => {
-  const deadline = Date.now() + 10_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `petstore-test-${name}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:petstore-test-${name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/petstore-test-${name}`,
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-};
+/** The context of a function of the test stage, with Lambda's 10 s ahead of it. */
+export const lambdaContext = (name: string): Context =>
+  localLambdaContext(`petstore-test-${name}`, Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000);
 
 export interface EventOptions {
   /** Path below the stage, with an optional query string: `/v1/pets?limit=5`. */
@@ -90,52 +85,30 @@ export interface EventOptions {
   principalId?: string | undefined;
 }
 
-/** A REST (v1) proxy event as API Gateway builds it for a deployed stage. */
+/** A REST (v1) proxy event as API Gateway builds it for a deployed stage (the stage is in the client's path). */
 export const proxyEvent = (options: EventOptions): APIGatewayProxyEvent => {
   const method = options.method ?? 'GET';
   const url = new URL(options.path, 'https://api.example.test');
   const match = matchRoute(method, url.pathname);
   if (!match) throw new Error(`no route for ${method} ${url.pathname}`);
-  const multiValueQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) (multiValueQuery[name] ??= []).push(value);
-  const hasQuery = Object.keys(multiValueQuery).length > 0;
-  const headers = options.headers ?? {};
-  const requestId = options.requestId ?? randomUUID();
   const principalId = options.principalId ?? 'key_TestKey001';
-  return {
-    resource: resourcePath(match.route),
-    path: url.pathname,
-    httpMethod: method,
-    headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    queryStringParameters: hasQuery
-      ? Object.fromEntries(Object.entries(multiValueQuery).map(([name, values]) => [name, values.at(-1)!]))
-      : null,
-    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
-    pathParameters: Object.keys(match.pathParameters).length ? match.pathParameters : null,
-    stageVariables: null,
+  const request: ClientRequest = {
+    url,
+    headers: Object.entries(options.headers ?? {}),
     body: options.body ?? null,
     isBase64Encoded: options.isBase64Encoded ?? false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'abc123',
-      authorizer: { principalId, integrationLatency: 0, keyId: principalId },
-      domainName: 'abc123.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'abc123',
-      extendedRequestId: requestId,
-      httpMethod: method,
-      identity: { sourceIp: '192.0.2.1', userAgent: 'vitest' } as APIGatewayProxyEvent['requestContext']['identity'],
-      // Deployed, the client's path includes the stage.
-      path: `/${TEST_STAGE}${url.pathname}`,
-      protocol: 'HTTP/1.1',
-      requestId,
-      requestTime: new Date().toUTCString(),
-      requestTimeEpoch: Date.now(),
-      resourceId: match.route.operationId,
-      resourcePath: resourcePath(match.route),
-      stage: TEST_STAGE,
-    },
+    sourceIp: '192.0.2.1',
+    protocol: 'HTTP/1.1',
+    domainName: 'abc123.execute-api.us-east-1.amazonaws.com',
   };
+  return buildProxyEvent(request, match, {
+    accountId: '123456789012',
+    apiId: 'abc123',
+    stage: TEST_STAGE,
+    requestId: options.requestId ?? randomUUID(),
+    identity: { principalId, context: { keyId: principalId } },
+    clientPathPrefix: `/${TEST_STAGE}`,
+  });
 };
 
 export const jsonPost = (body: string, headers: Record<string, string> = {}, requestId?: string): APIGatewayProxyEvent =>

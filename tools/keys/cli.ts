@@ -1,64 +1,17 @@
 // The key tool: `npm run keys -- create|list|revoke … [--stage local|staging|production]`.
 // A key is printed once, at creation, and stored only as its SHA-256 hash.
 import { parseArgs } from 'node:util';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
-import { createKeysRepository, type KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
-import { keysTable } from '../../shared/dynamodb/tables.ts';
-import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
-import { ensureTables, LOCAL_AWS_ENV, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
-import { DEPLOYED_STAGES, STACK_OUTPUTS, stackName, type DeployedStage } from '../../infra/stages.ts';
+import { DEPLOYED_STAGES, type DeployedStage } from '../../infra/stages.ts';
+import type { KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { deployedKeys } from './deployed-stage.ts';
+import { fail } from './fail.ts';
+import { withLocalKeys } from './local-stage.ts';
 
 const USAGE = `Usage: npm run keys -- <command> [--stage local|staging|production]
   create --label <who or what the key is for>   issue a key (printed once)
   list                                          list keys (never the keys themselves)
   revoke <keyId>                                revoke a key by its id
 The local stage uses PETSTORE_DATA_DIR (default .data); a deployed stage uses your AWS credentials.`;
-
-const fail = (message: string): never => {
-  console.error(`keys: ${message}`);
-  process.exit(1);
-};
-
-/** Runs `work` against the local stage's keys, through the running server's DynamoDB when there is one. */
-const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Promise<T> => {
-  // Empty means unset: resolving "" would take the current directory as the data directory.
-  const dataDir = process.env.PETSTORE_DATA_DIR || '.data';
-  Object.assign(process.env, LOCAL_AWS_ENV);
-  const owner = readOwner(dataDir);
-  if (owner?.owner === 'server') {
-    if (!owner.dynamodbEndpoint) fail('the local server is starting; try again in a moment');
-    return work(localKeys(owner.dynamodbEndpoint!));
-  }
-  let lock: ReturnType<typeof lockDataDir>;
-  try {
-    lock = lockDataDir(dataDir, 'key tool');
-  } catch (error) {
-    return fail(error instanceof DataDirInUseError ? error.message : String(error));
-  }
-  const dynamodb = await startEmbeddedDynamoDB(lock!.dir);
-  try {
-    await ensureTables(dynamodb.endpoint);
-    return await work(localKeys(dynamodb.endpoint));
-  } finally {
-    await dynamodb.close();
-    lock!.release();
-  }
-};
-
-const localKeys = (endpoint: string): KeysRepository => {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
-  return createKeysRepository(createDocumentClient(), keysTable.name);
-};
-
-/** The deployed stage's keys table, found from its stack's outputs. */
-const deployedKeys = async (stage: DeployedStage): Promise<KeysRepository> => {
-  // Loaded only here: the local stage, the common case, should not pay for the CloudFormation client.
-  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
-  const { Stacks } = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: stackName(stage) }));
-  const tableName = Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === STACK_OUTPUTS.keysTableName)?.OutputValue;
-  if (!tableName) fail(`stack ${stackName(stage)} has no ${STACK_OUTPUTS.keysTableName} output; is it deployed?`);
-  return createKeysRepository(createDocumentClient(), tableName!);
-};
 
 const run = async (keys: KeysRepository, command: string, args: { label?: string; keyId?: string }, stage: string) => {
   switch (command) {

@@ -1,7 +1,8 @@
 // What every answer to a fuzzed request must satisfy: never a 5xx; every error in
 // the contract's Error body; successes in the Animal shape; and nothing leaked: no
 // key, stack trace, AWS error name or table name that the request did not carry.
-import { matchRoute, type OperationId } from '../../../shared/api/routes.ts';
+import { matchRoute } from '../../../infra/local/route-matcher.ts';
+import type { OperationId } from '../../../shared/api/routes.ts';
 import { ErrorBody, Pet, Pets } from '../../../shared/api/schemas.ts';
 import { tables } from '../../../shared/dynamodb/tables.ts';
 import type { Answer } from '../http-load.ts';

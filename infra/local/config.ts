@@ -1,0 +1,25 @@
+// The local server's configuration: every knob is an environment variable, listed in
+// README (Configuration). Parsed once at start; a bad value stops the server with its name.
+import * as z from 'zod';
+import { KEY_PATTERN } from '../../shared/domain/api-keys.ts';
+
+/** Where `npm start` listens unless PORT and HOST say otherwise (the OpenAPI document names it too). */
+/** 3 attempts × (0.5 s + 2.5 s) + back-off stays inside the functions' 10 s, as deployed. */
+export const LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS = 2500;
+
+export const LOCAL_DEFAULTS = { port: 3000, host: '127.0.0.1' } as const;
+
+export const Config = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(LOCAL_DEFAULTS.port),
+  HOST: z.string().min(1).default(LOCAL_DEFAULTS.host),
+  PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
+  PETSTORE_API_KEY: z.string().regex(KEY_PATTERN, 'must be pet_ followed by at least 32 base62 characters').optional(),
+  PETSTORE_AUTHORIZER_CACHE_TTL: z.coerce.number().int().min(0).max(3600).default(0),
+  // API Gateway's account-level defaults: the local stage throttles like a deployed one.
+  PETSTORE_THROTTLE_RATE: z.coerce.number().positive().default(10_000),
+  PETSTORE_THROTTLE_BURST: z.coerce.number().int().min(1).default(5_000),
+  PETSTORE_DYNAMODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(3000).default(LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+});
+
+export type Config = z.infer<typeof Config>;

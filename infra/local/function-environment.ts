@@ -1,0 +1,38 @@
+// The environment the local stage gives its functions, as the stack gives it to them
+// deployed: table names, Powertools settings, the cursor secret, and the embedded
+// DynamoDB's address and stand-in credentials. The in-process test harness uses it too.
+import { REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
+import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+
+/** Credentials and region dynalite accepts; they never reach AWS. */
+export const LOCAL_AWS_ENV = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' } as const;
+
+/** A DynamoDB client's settings for the embedded DynamoDB at `endpoint`. */
+export const localClientConfig = (endpoint: string) => ({
+  endpoint,
+  region: LOCAL_AWS_ENV.AWS_REGION,
+  credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+});
+
+export interface FunctionEnvironmentOptions {
+  readonly dynamodbEndpoint: string;
+  readonly stage: string;
+  readonly logLevel: string;
+  readonly cursorSecret: string;
+  /** The functions' DynamoDB request timeout; unset, the deployed budget holds. */
+  readonly dynamodbRequestTimeoutMs?: number | undefined;
+  /** Physical table names by definition name; by default the definition's name (what ensureTables creates). */
+  readonly tableNames?: Readonly<Partial<Record<string, string>>>;
+}
+
+export const functionEnvironment = (options: FunctionEnvironmentOptions): Record<string, string> => ({
+  ...LOCAL_AWS_ENV,
+  AWS_ENDPOINT_URL_DYNAMODB: options.dynamodbEndpoint,
+  ...(options.dynamodbRequestTimeoutMs !== undefined && { [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs) }),
+  CURSOR_SECRET: options.cursorSecret,
+  ...powertoolsEnvironment(options.stage, options.logLevel),
+  // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
+  POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+  ...Object.fromEntries(tables.map((table) => [table.envVar, options.tableNames?.[table.name] ?? table.name])),
+});

@@ -1,0 +1,60 @@
+// The middy chain of the TOKEN authorizer, beside httpHandler (middleware.ts): context
+// for the logs, one summary line per invocation (never the token), the AuthFailures
+// metric and Powertools' ColdStart metric. A refusal is a thrown KeyRefused, which API
+// Gateway turns into a 401; any other fault's stack goes to the log and API Gateway
+// answers 503 (AUTHORIZER_FAILURE).
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type { AuthFailureReason } from '../observability/metric-names.ts';
+import { logger, metrics } from '../observability/powertools.ts';
+import { elapsedMs, logAuthorizerSummary, recordMetric } from '../observability/telemetry.ts';
+
+type Event = APIGatewayTokenAuthorizerEvent;
+type Result = APIGatewayAuthorizerResult;
+type AuthorizerMiddleware = MiddlewareObj<Event, Result, Error, Context, Record<string, unknown>>;
+
+/** Its message is the one API Gateway turns into a 401 (any other is a 500 → our 503). */
+export class KeyRefused extends Error {
+  readonly reason: AuthFailureReason;
+  /** Known for a revoked key: on-call can see who still uses it. Never the key itself. */
+  readonly keyId: string | undefined;
+  constructor(reason: AuthFailureReason, keyId?: string) {
+    super('Unauthorized');
+    this.reason = reason;
+    this.keyId = keyId;
+  }
+}
+
+const authorizerTelemetry = (): AuthorizerMiddleware => {
+  // Per request (request.internal), not per module: invocations may run side by side.
+  const latencyOf = (internal: Record<string, unknown>) => elapsedMs(internal.startedAt as number);
+  return {
+    before: ({ context, internal }) => {
+      internal.startedAt = performance.now();
+      metrics.captureColdStartMetric(context.functionName);
+    },
+    after: ({ event, response, internal }) => {
+      const keyId = response?.principalId;
+      logAuthorizerSummary({ outcome: 'allow', keyId, latencyMs: latencyOf(internal), methodArn: event.methodArn });
+    },
+    onError: ({ event, error, internal }) => {
+      const latencyMs = latencyOf(internal);
+      if (error instanceof KeyRefused) {
+        logAuthorizerSummary({ outcome: 'deny', reason: error.reason, keyId: error.keyId, latencyMs, methodArn: event.methodArn });
+        recordMetric('authFailures', { reason: error.reason });
+        return;
+      }
+      logger.error('authorizer fault', { error });
+      logAuthorizerSummary({ outcome: 'error', latencyMs, methodArn: event.methodArn });
+    },
+  };
+};
+
+/** The authorizer's function: `handler` only decides, throwing KeyRefused to refuse. */
+export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
+  middy<Event, Result, Error, Context, Record<string, unknown>>()
+    // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event is the token.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    .use(authorizerTelemetry())
+    .handler(handler);

@@ -1,0 +1,42 @@
+// The key tool on stage `local`: through the running server's embedded DynamoDB when a
+// server holds the data directory, else by opening the directory itself (one process
+// at a time: two LevelDB writers would corrupt it).
+import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createKeysRepository, type KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
+import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
+import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import { fail } from './fail.ts';
+
+export /** Runs `work` against the local stage's keys, through the running server's DynamoDB when there is one. */
+const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Promise<T> => {
+  // Empty means unset: resolving "" would take the current directory as the data directory.
+  const dataDir = process.env.PETSTORE_DATA_DIR || '.data';
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const owner = readOwner(dataDir);
+  if (owner?.owner === 'server') {
+    if (!owner.dynamodbEndpoint) fail('the local server is starting; try again in a moment');
+    return work(localKeys(owner.dynamodbEndpoint!));
+  }
+  let lock: ReturnType<typeof lockDataDir>;
+  try {
+    lock = lockDataDir(dataDir, 'key tool');
+  } catch (error) {
+    return fail(error instanceof DataDirInUseError ? error.message : String(error));
+  }
+  const dynamodb = await startEmbeddedDynamoDB(lock!.dir);
+  try {
+    await ensureTables(dynamodb.endpoint);
+    return await work(localKeys(dynamodb.endpoint));
+  } finally {
+    await dynamodb.close();
+    lock!.release();
+  }
+};
+
+const localKeys = (endpoint: string): KeysRepository => {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+  return createKeysRepository(createDocumentClient(), keysTable.name);
+};
+
