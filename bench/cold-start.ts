@@ -9,7 +9,14 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stackName } from '../infra/stages.ts';
-import { bannerOf, buildBundle, bundleSize, deployedBundles, synthesizedStacks, type BundleSize } from './support/bundles.ts';
+import {
+  type BundleSize,
+  bannerOf,
+  buildBundle,
+  bundleSize,
+  deployedBundles,
+  synthesizedStacks,
+} from './support/bundles.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { median, round, table, verdict } from './support/stats.ts';
 
@@ -57,16 +64,49 @@ const rebuildChecks: Array<{ function: string; deployedBytes: number; rebuiltByt
 for (const bundle of deployed) {
   const banner = bannerOf(bundle.file);
   const rebuilt = await buildBundle(bundle.entry, join(work, bundle.name, 'sdk-bundled'), banner, 'bundled');
-  const fullChain = await buildBundle(bundle.entry, join(work, bundle.name, 'sdk-bundled-full-chain'), banner, 'full credential chain');
+  const fullChain = await buildBundle(
+    bundle.entry,
+    join(work, bundle.name, 'sdk-bundled-full-chain'),
+    banner,
+    'full credential chain',
+  );
   const runtime = await buildBundle(bundle.entry, join(work, bundle.name, 'sdk-from-runtime'), banner, 'runtime');
-  rebuildChecks.push({ function: bundle.name, deployedBytes: bundleSize(bundle.file).bytes, rebuiltBytes: bundleSize(rebuilt).bytes });
+  rebuildChecks.push({
+    function: bundle.name,
+    deployedBytes: bundleSize(bundle.file).bytes,
+    rebuiltBytes: bundleSize(rebuilt).bytes,
+  });
   variants.push(
-    { function: bundle.name, variant: 'SDK bundled (cdk.out)', file: bundle.file, environment: bundle.environment, size: bundleSize(bundle.file) },
-    { function: bundle.name, variant: 'SDK bundled, full credential chain', file: fullChain, environment: bundle.environment, size: bundleSize(fullChain) },
-    { function: bundle.name, variant: 'SDK from the runtime', file: runtime, environment: bundle.environment, size: bundleSize(runtime) },
+    {
+      function: bundle.name,
+      variant: 'SDK bundled (cdk.out)',
+      file: bundle.file,
+      environment: bundle.environment,
+      size: bundleSize(bundle.file),
+    },
+    {
+      function: bundle.name,
+      variant: 'SDK bundled, full credential chain',
+      file: fullChain,
+      environment: bundle.environment,
+      size: bundleSize(fullChain),
+    },
+    {
+      function: bundle.name,
+      variant: 'SDK from the runtime',
+      file: runtime,
+      environment: bundle.environment,
+      size: bundleSize(runtime),
+    },
   );
 }
-variants.push({ function: '-', variant: 'empty module', file: emptyModule, environment: deployed[0]!.environment, size: bundleSize(emptyModule) });
+variants.push({
+  function: '-',
+  variant: 'empty module',
+  file: emptyModule,
+  environment: deployed[0]!.environment,
+  size: bundleSize(emptyModule),
+});
 
 // What Lambda's environment holds at init, give or take; nothing of this shell's (NODE_OPTIONS above all).
 const lambdaEnvironment = (variant: Variant): NodeJS.ProcessEnv => ({
@@ -82,16 +122,22 @@ const lambdaEnvironment = (variant: Variant): NodeJS.ProcessEnv => ({
   ...variant.environment,
 });
 
-const measurements = variants.flatMap((variant) => [false, true].map((sourceMaps) => ({ variant, sourceMaps, importMs: [] as number[] })));
+const measurements = variants.flatMap((variant) =>
+  [false, true].map((sourceMaps) => ({ variant, sourceMaps, importMs: [] as number[] })),
+);
 console.log(`measuring ${measurements.length} imports × ${RUNS} fresh processes…`);
 for (let run = 0; run < RUNS; run++) {
   // A different order each run, so that a slow spell of the machine lands on all alike.
   for (let k = 0; k < measurements.length; k++) {
     const m = measurements[(k + run * 7) % measurements.length]!;
-    const child = spawnSync(process.execPath, [...(m.sourceMaps ? ['--enable-source-maps'] : []), IMPORT_TIMER, m.variant.file], {
-      env: lambdaEnvironment(m.variant),
-      encoding: 'utf8',
-    });
+    const child = spawnSync(
+      process.execPath,
+      [...(m.sourceMaps ? ['--enable-source-maps'] : []), IMPORT_TIMER, m.variant.file],
+      {
+        env: lambdaEnvironment(m.variant),
+        encoding: 'utf8',
+      },
+    );
     if (child.status !== 0) throw new Error(`importing ${m.variant.file} failed:\n${child.stderr}`);
     m.importMs.push(Number(child.stdout));
   }
@@ -120,12 +166,19 @@ const mismatched = rebuildChecks.filter((c) => Math.abs(c.rebuiltBytes - c.deplo
 console.log(
   mismatched.length
     ? `\nWARNING: the rebuilds differ from cdk.out's bundles (${mismatched.map((c) => `${c.function} ${c.rebuiltBytes} vs ${c.deployedBytes} bytes`).join(', ')}): the stack's bundling options changed; update bench/support/bundles.ts`
-    : '\nCheck: rebuilt with the same options, each SDK-bundled bundle comes out the size of cdk.out\'s (±1%), so the runtime-SDK builds differ from the deployed ones in the SDK alone.',
+    : "\nCheck: rebuilt with the same options, each SDK-bundled bundle comes out the size of cdk.out's (±1%), so the runtime-SDK builds differ from the deployed ones in the SDK alone.",
 );
 const targets = rows
   .filter((r) => r.variant === 'SDK bundled (cdk.out)')
-  .map((r) => ({ figure: `${r.function}: bundle size, SDK bundled`, target: `≤ ${MAX_BUNDLE_KB} kB`, measured: r.kB, met: r.kB <= MAX_BUNDLE_KB }));
-console.log(`\nTargets:\n${table([['figure', 'target', 'measured kB', ''], ...targets.map((t) => [t.figure, t.target, t.measured, verdict(t.met)])])}`);
+  .map((r) => ({
+    figure: `${r.function}: bundle size, SDK bundled`,
+    target: `≤ ${MAX_BUNDLE_KB} kB`,
+    measured: r.kB,
+    met: r.kB <= MAX_BUNDLE_KB,
+  }));
+console.log(
+  `\nTargets:\n${table([['figure', 'target', 'measured kB', ''], ...targets.map((t) => [t.figure, t.target, t.measured, verdict(t.met)])])}`,
+);
 writeFileSync(
   new URL('./results-cold-start.json', import.meta.url),
   `${JSON.stringify({ measuredAt: new Date().toISOString(), machine, runs: RUNS, stack, bundles: rows, rebuildChecks, targets }, null, 2)}\n`,

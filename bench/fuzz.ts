@@ -2,8 +2,8 @@
 // server in its own process. FUZZ_RUNS (10000), FUZZ_PARALLEL (4), FUZZ_SECONDS (600);
 // FUZZ_SEED replays a run (with the same FUZZ_PARALLEL).
 import { rmSync } from 'node:fs';
-import { startLocalServer } from '../test/support/local-server.ts';
 import { fuzz } from '../test/support/fuzz/run.ts';
+import { startLocalServer } from '../test/support/local-server.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -17,8 +17,14 @@ try {
   const started = performance.now();
   const outcome = await fuzz({ baseUrl: server.baseUrl, key: server.key, runs, timeLimitMs, parallel, seed });
   const seconds = (performance.now() - started) / 1000;
-  console.log(`${outcome.requests} requests in ${seconds.toFixed(1)} s (seed ${outcome.seed}${outcome.interrupted ? ', cut short by FUZZ_SECONDS' : ''})`);
-  console.log(`statuses: ${Object.entries(outcome.statuses).map(([status, n]) => `${status}×${n}`).join(' ')}`);
+  console.log(
+    `${outcome.requests} requests in ${seconds.toFixed(1)} s (seed ${outcome.seed}${outcome.interrupted ? ', cut short by FUZZ_SECONDS' : ''})`,
+  );
+  console.log(
+    `statuses: ${Object.entries(outcome.statuses)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ')}`,
+  );
   if (outcome.failure) {
     console.log(`FAILED: ${outcome.failure}`);
     process.exitCode = 1;

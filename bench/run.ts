@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
 import { generateKey } from '../shared/domain/api-keys.ts';
-import { measureAuthorizer } from './support/authorizer.ts';
-import { compare, type Comparison, type Side } from './support/compare.ts';
 import type { RequestSpec } from '../test/support/http-load.ts';
+import { measureAuthorizer } from './support/authorizer.ts';
+import { type Comparison, compare, type Side } from './support/compare.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { report } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
@@ -27,27 +27,37 @@ const options = {
 const scalingOptions = { ...options, roundMs: 1000, rounds: 9, warmupMs: 1500 };
 
 const started = performance.now();
-const log = (message: string) => console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
+const log = (message: string) =>
+  console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
 const machine = machineInfo();
 log(`machine: ${describeMachine(machine)}`);
 
 // Two stages, each with its own fresh DynamoDB: one holds 1,000 animals, the other
 // 100,000, so that the filtered listing can be measured over both side by side.
-const targetOptions = { authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS, cpuProfileDir: process.env.BENCH_CPU_PROF };
+const targetOptions = {
+  authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
+  cpuProfileDir: process.env.BENCH_CPU_PROF,
+};
 const [small, large] = await Promise.all([startTarget(targetOptions), startTarget(targetOptions)]);
 try {
   const seeding = {
     small: { animals: SMALL_TABLE, ms: await seedPets(small.dynamodbEndpoint, 0, SMALL_TABLE) },
     large: { animals: LARGE_TABLE, ms: await seedPets(large.dynamodbEndpoint, 0, LARGE_TABLE) },
   };
-  log(`seeded ${SMALL_TABLE} animals in ${Math.round(seeding.small.ms)} ms and ${LARGE_TABLE} in ${Math.round(seeding.large.ms)} ms`);
+  log(
+    `seeded ${SMALL_TABLE} animals in ${Math.round(seeding.small.ms)} ms and ${LARGE_TABLE} in ${Math.round(seeding.large.ms)} ms`,
+  );
 
   const auth = (target: Target) => ({ Authorization: `Bearer ${target.key}` });
   // Fills the authorizer cache before any load: the load measures cached auth, as a
   // steady deployed stage sees it. Misses are measured on their own below.
   for (const target of [small, large]) await fetch(`${target.baseUrl}/pets?limit=1`, { headers: auth(target) });
 
-  const local = (target: Target, request: (i: number) => Omit<RequestSpec, 'headers'> & { headers?: Record<string, string> }, expectedStatus = 200): Side => ({
+  const local = (
+    target: Target,
+    request: (i: number) => Omit<RequestSpec, 'headers'> & { headers?: Record<string, string> },
+    expectedStatus = 200,
+  ): Side => ({
     target,
     baseUrl: target.baseUrl,
     request: (i) => {
@@ -56,10 +66,21 @@ try {
     },
     expectedStatus,
   });
-  const baseline = (target: Target, request: (i: number) => RequestSpec, expectedStatus = 200): Side => ({ target, baseUrl: target.baselineUrl, request, expectedStatus });
+  const baseline = (target: Target, request: (i: number) => RequestSpec, expectedStatus = 200): Side => ({
+    target,
+    baseUrl: target.baselineUrl,
+    request,
+    expectedStatus,
+  });
   const get = (path: string) => () => ({ method: 'GET', path });
-  const createBody = (i: number) => JSON.stringify({ name: `Bench ${i}`, categoryId: (i % 50) + 1, status: 'available' });
-  const create = (i: number) => ({ method: 'POST', path: '/pets', headers: { 'Content-Type': 'application/json' }, body: createBody(i) });
+  const createBody = (i: number) =>
+    JSON.stringify({ name: `Bench ${i}`, categoryId: (i % 50) + 1, status: 'available' });
+  const create = (i: number) => ({
+    method: 'POST',
+    path: '/pets',
+    headers: { 'Content-Type': 'application/json' },
+    body: createBody(i),
+  });
   const getSeeded = (i: number) => ({ method: 'GET', path: `/pets/${SEED_FIRST_ID + (i % SMALL_TABLE)}` });
 
   const operations: Comparison[] = [];
@@ -75,11 +96,26 @@ try {
   const scaling: Comparison[] = [];
   for (const page of ['first', 'middle'] as const) {
     const path = async (target: Target, count: number) =>
-      page === 'first' ? '/pets?status=available&limit=20' : `/pets?status=available&limit=20&cursor=${await target.cursor(middleOf(count), 'available')}`;
-    const basePath = (count: number) => (page === 'first' ? '/pets?status=available&limit=20' : `/pets?status=available&limit=20&after=${middleOf(count)}`);
+      page === 'first'
+        ? '/pets?status=available&limit=20'
+        : `/pets?status=available&limit=20&cursor=${await target.cursor(middleOf(count), 'available')}`;
+    const basePath = (count: number) =>
+      page === 'first' ? '/pets?status=available&limit=20' : `/pets?status=available&limit=20&after=${middleOf(count)}`;
     const name = `listPets status, ${page} page`;
-    await measure(`${name}: local stage`, local(small, get(await path(small, SMALL_TABLE))), local(large, get(await path(large, LARGE_TABLE))), scaling, scalingOptions);
-    await measure(`${name}: baseline`, baseline(small, get(basePath(SMALL_TABLE))), baseline(large, get(basePath(LARGE_TABLE))), scaling, scalingOptions);
+    await measure(
+      `${name}: local stage`,
+      local(small, get(await path(small, SMALL_TABLE))),
+      local(large, get(await path(large, LARGE_TABLE))),
+      scaling,
+      scalingOptions,
+    );
+    await measure(
+      `${name}: baseline`,
+      baseline(small, get(basePath(SMALL_TABLE))),
+      baseline(large, get(basePath(LARGE_TABLE))),
+      scaling,
+      scalingOptions,
+    );
   }
 
   await measure('getPet', baseline(small, getSeeded), local(small, getSeeded), operations);
@@ -91,7 +127,16 @@ try {
   log('measuring authorizer cache misses');
   const authorizer = await measureAuthorizer(small, generateKey);
 
-  const results = report({ machine, options, scalingOptions, authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS, seeding, operations, scaling, authorizer });
+  const results = report({
+    machine,
+    options,
+    scalingOptions,
+    authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
+    seeding,
+    operations,
+    scaling,
+    authorizer,
+  });
   writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
   log('done; wrote bench/results.json');
   if (results.failedRequests > 0) process.exitCode = 1;

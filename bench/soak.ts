@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
 import type { Pet } from '../shared/api/schemas.ts';
-import { httpClient, inParallel, runLoad, type RequestSpec } from '../test/support/http-load.ts';
+import { httpClient, inParallel, type RequestSpec, runLoad } from '../test/support/http-load.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
-import { SEED_FIRST_ID, seedPets, STATUSES } from './support/seed.ts';
+import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
 import { round, summarize, table } from './support/stats.ts';
 import { startTarget } from './support/target-protocol.ts';
 
@@ -41,11 +41,19 @@ try {
     }),
     ...Array(3).fill({
       name: 'getPet',
-      request: (i: number) => ({ method: 'GET', path: `/pets/${createdIds.length ? pick(createdIds, i * 7919) : SEED_FIRST_ID + (i % SEEDED)}`, headers: auth }),
+      request: (i: number) => ({
+        method: 'GET',
+        path: `/pets/${createdIds.length ? pick(createdIds, i * 7919) : SEED_FIRST_ID + (i % SEEDED)}`,
+        headers: auth,
+      }),
     }),
     ...Array(4).fill({
       name: 'listPets',
-      request: (i: number) => ({ method: 'GET', path: `/pets?limit=${(i % 100) + 1}${i % 3 ? `&status=${pick(STATUSES, i)}` : ''}`, headers: auth }),
+      request: (i: number) => ({
+        method: 'GET',
+        path: `/pets?limit=${(i % 100) + 1}${i % 3 ? `&status=${pick(STATUSES, i)}` : ''}`,
+        headers: auth,
+      }),
     }),
   ];
   const operationOf = new WeakMap<RequestSpec, string>();
@@ -55,9 +63,15 @@ try {
   const samples: Array<{ second: number; rss: number; heapUsed: number }> = [];
   const started = performance.now();
   const sampler = setInterval(() => {
-    void target.memory(false).then(({ rss, heapUsed }) => samples.push({ second: round((performance.now() - started) / 1000, 1), rss, heapUsed }));
+    void target
+      .memory(false)
+      .then(({ rss, heapUsed }) =>
+        samples.push({ second: round((performance.now() - started) / 1000, 1), rss, heapUsed }),
+      );
   }, 1000);
-  const warm = new Promise<NodeJS.MemoryUsage>((resolve) => setTimeout(() => resolve(target.memory(true)), WARMUP_SECONDS * 1000));
+  const warm = new Promise<NodeJS.MemoryUsage>((resolve) =>
+    setTimeout(() => resolve(target.memory(true)), WARMUP_SECONDS * 1000),
+  );
 
   const load = await runLoad({
     baseUrl: target.baseUrl,
@@ -101,7 +115,9 @@ try {
   const failed = [...byOperation.values()].reduce((sum, t) => sum + t.failed, 0) + load.networkErrors;
   const growth = endMemory.heapUsed - warmMemory.heapUsed;
   const overall = summarize(load.latencies, load.elapsedMs);
-  console.log(`\n${CONNECTIONS} connections for ${round(load.elapsedMs / 1000, 1)} s: ${overall.requests} requests, ${overall.requestsPerSecond}/s, p50 ${overall.p50} ms, p99 ${overall.p99} ms`);
+  console.log(
+    `\n${CONNECTIONS} connections for ${round(load.elapsedMs / 1000, 1)} s: ${overall.requests} requests, ${overall.requestsPerSecond}/s, p50 ${overall.p50} ms, p99 ${overall.p99} ms`,
+  );
   console.log(
     table([
       ['operation', 'requests', 'p50 ms', 'p99 ms', 'failed'],
@@ -112,14 +128,23 @@ try {
     ]),
   );
   const rss = samples.map((s) => s.rss);
-  console.log(`\nServer memory (${samples.length} samples, 1 s apart): RSS ${MiB(Math.min(...rss))}–${MiB(Math.max(...rss))} MiB; heap used ${MiB(Math.min(...samples.map((s) => s.heapUsed)))}–${MiB(Math.max(...samples.map((s) => s.heapUsed)))} MiB`);
-  console.log(`Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s of warm-up, ${MiB(endMemory.heapUsed)} MiB at the end (${growth >= 0 ? '+' : ''}${MiB(growth)} MiB; flat means within ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`);
-  console.log(`RSS: ${MiB(warmMemory.rss)} MiB after warm-up, ${MiB(endMemory.rss)} MiB at the end (includes LevelDB's native caches)`);
+  console.log(
+    `\nServer memory (${samples.length} samples, 1 s apart): RSS ${MiB(Math.min(...rss))}–${MiB(Math.max(...rss))} MiB; heap used ${MiB(Math.min(...samples.map((s) => s.heapUsed)))}–${MiB(Math.max(...samples.map((s) => s.heapUsed)))} MiB`,
+  );
+  console.log(
+    `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s of warm-up, ${MiB(endMemory.heapUsed)} MiB at the end (${growth >= 0 ? '+' : ''}${MiB(growth)} MiB; flat means within ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`,
+  );
+  console.log(
+    `RSS: ${MiB(warmMemory.rss)} MiB after warm-up, ${MiB(endMemory.rss)} MiB at the end (includes LevelDB's native caches)`,
+  );
   console.log(`Read back ${createdIds.length} created animals in ${round(readSeconds, 1)} s: ${unreadable} unreadable`);
 
   const checks: Array<[string, boolean]> = [
     [`no request failed (${failed} failed)`, failed === 0],
-    [`every created animal is readable (${unreadable} of ${createdIds.length} not)`, unreadable === 0 && createdIds.length > 0],
+    [
+      `every created animal is readable (${unreadable} of ${createdIds.length} not)`,
+      unreadable === 0 && createdIds.length > 0,
+    ],
     [`heap stayed flat (${MiB(growth)} MiB ≤ ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`, growth <= FLAT_HEAP_GROWTH_BYTES],
   ];
   for (const [what, ok] of checks) console.log(`${ok ? 'ok' : 'FAILED'}: ${what}`);
@@ -130,8 +155,16 @@ try {
     connections: CONNECTIONS,
     seconds: round(load.elapsedMs / 1000, 1),
     overall,
-    operations: Object.fromEntries([...byOperation].map(([name, t]) => [name, { ...summarize(t.latencies, load.elapsedMs), failed: t.failed }])),
-    memory: { warm: warmMemory, end: endMemory, heapGrowthBytes: growth, flatWithinBytes: FLAT_HEAP_GROWTH_BYTES, samples },
+    operations: Object.fromEntries(
+      [...byOperation].map(([name, t]) => [name, { ...summarize(t.latencies, load.elapsedMs), failed: t.failed }]),
+    ),
+    memory: {
+      warm: warmMemory,
+      end: endMemory,
+      heapGrowthBytes: growth,
+      flatWithinBytes: FLAT_HEAP_GROWTH_BYTES,
+      samples,
+    },
     created: createdIds.length,
     unreadable,
     checks: checks.map(([what, ok]) => ({ what, ok })),

@@ -1,6 +1,6 @@
+import { NewPet } from '../shared/api/schemas.ts';
 import { json, parseJsonBody, versionRoot } from '../shared/lambda/http.ts';
 import { httpHandler } from '../shared/lambda/middleware.ts';
-import { NewPet } from '../shared/api/schemas.ts';
 import { petsRepository } from '../shared/lambda/services.ts';
 
 export const handler = httpHandler('createPet', async (event) => {

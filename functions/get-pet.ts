@@ -1,9 +1,9 @@
 // Deprecated: the Deprecation, Sunset and successor Link headers and the per-key
 // call count come from the route table's `deprecation` (shared/lambda/middleware.ts).
 import { NotFoundError } from '../shared/api/errors.ts';
+import { PetIdParams } from '../shared/api/schemas.ts';
 import { json, parsePathParameters } from '../shared/lambda/http.ts';
 import { httpHandler } from '../shared/lambda/middleware.ts';
-import { PetIdParams } from '../shared/api/schemas.ts';
 import { petsRepository } from '../shared/lambda/services.ts';
 
 export const handler = httpHandler('getPet', async (event) => {

@@ -1,6 +1,6 @@
+import { ListPetsQuery } from '../shared/api/schemas.ts';
 import { json, parseQuery, versionRoot } from '../shared/lambda/http.ts';
 import { httpHandler } from '../shared/lambda/middleware.ts';
-import { ListPetsQuery } from '../shared/api/schemas.ts';
 import { petsRepository } from '../shared/lambda/services.ts';
 
 export const handler = httpHandler('listPets', async (event) => {

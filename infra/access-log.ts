@@ -21,7 +21,10 @@ const NUMERIC_FIELDS: ReadonlySet<keyof typeof accessLogFields> = new Set(['stat
  */
 export const accessLogFormat = (): string =>
   `{${Object.entries(accessLogFields)
-    .map(([name, variable]) => `"${name}":${NUMERIC_FIELDS.has(name as keyof typeof accessLogFields) ? variable : `"${variable}"`}`)
+    .map(
+      ([name, variable]) =>
+        `"${name}":${NUMERIC_FIELDS.has(name as keyof typeof accessLogFields) ? variable : `"${variable}"`}`,
+    )
     .join(',')}}`;
 
 export type AccessLogLine = { -readonly [K in keyof typeof accessLogFields]: string | number | null };

@@ -9,7 +9,7 @@ import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
-import { Functions, type FunctionName } from './constructs/functions.ts';
+import { type FunctionName, Functions } from './constructs/functions.ts';
 import { Monitoring } from './monitoring/monitoring.ts';
 import { STACK_OUTPUTS, type StageSettings } from './stages.ts';
 
@@ -42,7 +42,11 @@ export class PetStoreStack extends Stack {
     const data = new Data(this, 'Data', { settings });
     this.tables = data.tables;
     this.functions = new Functions(this, 'Functions', { settings, tables: this.tables }).functions;
-    const api = new Api(this, 'Api', { settings, functions: this.functions, authorizer: this.functions.authorizer.function });
+    const api = new Api(this, 'Api', {
+      settings,
+      functions: this.functions,
+      authorizer: this.functions.authorizer.function,
+    });
     this.api = api.restApi;
     this.apiStage = api.stage;
     this.accessLogGroup = api.accessLogGroup;

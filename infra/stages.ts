@@ -23,8 +23,29 @@ export const STACK_OUTPUTS = {
 } as const;
 
 /** Retention periods (days) that CloudWatch Logs accepts. */
-export type LogRetentionDays =
-  | 1 | 3 | 5 | 7 | 14 | 30 | 60 | 90 | 120 | 150 | 180 | 365 | 400 | 545 | 731 | 1096 | 1827 | 2192 | 2557 | 2922 | 3288 | 3653;
+type LogRetentionDays =
+  | 1
+  | 3
+  | 5
+  | 7
+  | 14
+  | 30
+  | 60
+  | 90
+  | 120
+  | 150
+  | 180
+  | 365
+  | 400
+  | 545
+  | 731
+  | 1096
+  | 1827
+  | 2192
+  | 2557
+  | 2922
+  | 3288
+  | 3653;
 
 export interface StageSettings {
   readonly stage: DeployedStage;

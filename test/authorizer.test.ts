@@ -1,10 +1,11 @@
 // The TOKEN authorizer, in this process, against the keys table in dynalite.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createKeysRepository, type KeysRepository } from '../shared/dynamodb/keys-repository.ts';
 import { generateKey } from '../shared/domain/api-keys.ts';
+import type { KeysRepository } from '../shared/domain/stores.ts';
+import { createKeysRepository } from '../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
-import { loadFunctions, METHOD_ARN, setFunctionEnv, tokenEvent, type Functions } from './support/in-process.ts';
+import { type Functions, loadFunctions, METHOD_ARN, setFunctionEnv, tokenEvent } from './support/in-process.ts';
 
 let db: TestDynamoDB;
 let functions: Functions;
@@ -27,7 +28,13 @@ describe('authorizer', () => {
       principalId: active.keyId,
       policyDocument: {
         Version: '2012-10-17',
-        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging/*' }],
+        Statement: [
+          {
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging/*',
+          },
+        ],
       },
       context: { keyId: active.keyId },
     });
@@ -41,7 +48,9 @@ describe('authorizer', () => {
     const deep = METHOD_ARN.replace('GET/v1/pets', 'GET/v1/pets/42');
     for (const methodArn of [arn, deep]) {
       const { policyDocument } = await functions.authorize(tokenEvent(`bearer ${active.key}`, methodArn));
-      expect(policyDocument.Statement).toEqual([expect.objectContaining({ Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging/*' })]);
+      expect(policyDocument.Statement).toEqual([
+        expect.objectContaining({ Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging/*' }),
+      ]);
     }
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { createCursorCodec } from '../shared/domain/cursor.ts';
 import { BadRequestError } from '../shared/api/errors.ts';
 import { MAX_ID } from '../shared/api/schemas.ts';
+import { createCursorCodec } from '../shared/domain/cursor.ts';
 
 const SECRET = 'a-cursor-secret-of-at-least-32-characters';
 const codec = createCursorCodec(SECRET);
@@ -42,7 +42,9 @@ describe('cursor codec', () => {
 
   test('refuses an altered payload, whatever character changes', () => {
     for (let i = 0; i < payload.length; i++) {
-      expect(refusal(`${alter(payload, i)}.${mac}`, 'sold')?.details).toEqual([{ field: 'cursor', message: 'is invalid' }]);
+      expect(refusal(`${alter(payload, i)}.${mac}`, 'sold')?.details).toEqual([
+        { field: 'cursor', message: 'is invalid' },
+      ]);
     }
   });
 
@@ -79,7 +81,9 @@ describe('cursor codec', () => {
       [filtered, undefined],
       [unfiltered, 'sold'],
     ] as const) {
-      expect(refusal(cursor, status)?.details).toEqual([{ field: 'cursor', message: 'does not match the status filter' }]);
+      expect(refusal(cursor, status)?.details).toEqual([
+        { field: 'cursor', message: 'does not match the status filter' },
+      ]);
     }
   });
 
@@ -94,7 +98,12 @@ describe('cursor codec', () => {
   test('refuses a correctly signed payload that is not a position', () => {
     // Signed with the right secret, as a leaked MAC would be: the shape is still checked.
     const signer = createCursorCodec(SECRET);
-    for (const notAPosition of [{ after: 0, status: null }, { after: 1.5, status: null }, { after: 1, status: 'gone' }, { after: 1 }]) {
+    for (const notAPosition of [
+      { after: 0, status: null },
+      { after: 1.5, status: null },
+      { after: 1, status: 'gone' },
+      { after: 1 },
+    ]) {
       const cursor = signer.encode(notAPosition as never);
       expect(refusal(cursor)?.message).toBe('cursor is invalid');
     }

@@ -2,7 +2,7 @@
 // timeout), with the Error body and requestId, instead of a bare Lambda timeout.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ErrorBody } from '../shared/api/schemas.ts';
-import { FAULT_TEST_TABLES, startFaultyDynamoDB, type FaultyDynamoDB } from './support/faulty-dynamodb.ts';
+import { FAULT_TEST_TABLES, type FaultyDynamoDB, startFaultyDynamoDB } from './support/faulty-dynamodb.ts';
 import { bodyOf, lambdaContext, proxyEvent, setFunctionEnv } from './support/in-process.ts';
 
 let dynamodb: FaultyDynamoDB;

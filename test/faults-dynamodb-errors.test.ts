@@ -3,10 +3,24 @@
 // A ValidationException is a fault of ours: a bare 500.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { generateKey } from '../shared/domain/api-keys.ts';
 import { ErrorBody } from '../shared/api/schemas.ts';
-import { FAULT_BUDGET_MS, FAULT_TEST_TABLES, LEAKS, startFaultyDynamoDB, type FaultyDynamoDB } from './support/faulty-dynamodb.ts';
-import { bodyOf, jsonPost, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent, type Functions } from './support/in-process.ts';
+import { generateKey } from '../shared/domain/api-keys.ts';
+import {
+  FAULT_BUDGET_MS,
+  FAULT_TEST_TABLES,
+  type FaultyDynamoDB,
+  LEAKS,
+  startFaultyDynamoDB,
+} from './support/faulty-dynamodb.ts';
+import {
+  bodyOf,
+  type Functions,
+  jsonPost,
+  loadFunctions,
+  proxyEvent,
+  setFunctionEnv,
+  tokenEvent,
+} from './support/in-process.ts';
 
 let dynamodb: FaultyDynamoDB;
 let functions: Functions;
@@ -79,7 +93,12 @@ describe('DynamoDB refusing a request as invalid (a fault of ours)', () => {
     dynamodb.requests.length = 0;
     const result = await functions.invoke(event());
     expect(result.statusCode).toBe(500);
-    expect(bodyOf(result)).toEqual({ code: 'INTERNAL_ERROR', message: expect.any(String), status: 500, requestId: `req-${operationId}` });
+    expect(bodyOf(result)).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: expect.any(String),
+      status: 500,
+      requestId: `req-${operationId}`,
+    });
     for (const leak of [...LEAKS, 'ValidationException', 'parameter values']) expect(result.body).not.toContain(leak);
     expect(dynamodb.requests).toHaveLength(1);
   });
@@ -93,8 +112,17 @@ describe('DynamoDB accepting the connection and never answering', () => {
   // Each call waits out its attempts' timeouts (~3 s): all of them at once.
   test('every operation and the authorizer give up inside the budget', async () => {
     const [calls, authorize] = await Promise.all([
-      Promise.all(operations.map(([operationId, event]) => timed(() => functions.invoke(event())).then((call) => ({ operationId, ...call })))),
-      timed(() => functions.authorize(tokenEvent(`Bearer ${generateKey()}`)).then(() => undefined, (e: Error) => e)),
+      Promise.all(
+        operations.map(([operationId, event]) =>
+          timed(() => functions.invoke(event())).then((call) => ({ operationId, ...call })),
+        ),
+      ),
+      timed(() =>
+        functions.authorize(tokenEvent(`Bearer ${generateKey()}`)).then(
+          () => undefined,
+          (e: Error) => e,
+        ),
+      ),
     ]);
     for (const { operationId, result, elapsedMs } of calls) {
       expectUnavailable(result, `req-${operationId}`);

@@ -25,19 +25,22 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const isPut = String(req.headers['x-amz-target']).endsWith('.PutItem');
-      const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        const body: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => body.push(chunk));
-        answer.on('end', () => {
-          const reply = () => {
-            if (res.destroyed) return;
-            res.writeHead(answer.statusCode!, answer.headers);
-            res.end(Buffer.concat(body));
-          };
-          if (isPut && delayedPuts++ === 0) setTimeout(reply, DYNAMODB_TIME_BUDGET.requestTimeoutMs + 500);
-          else reply();
-        });
-      });
+      const forward = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          const body: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => body.push(chunk));
+          answer.on('end', () => {
+            const reply = () => {
+              if (res.destroyed) return;
+              res.writeHead(answer.statusCode!, answer.headers);
+              res.end(Buffer.concat(body));
+            };
+            if (isPut && delayedPuts++ === 0) setTimeout(reply, DYNAMODB_TIME_BUDGET.requestTimeoutMs + 500);
+            else reply();
+          });
+        },
+      );
       forward.end(Buffer.concat(chunks));
     });
   });

@@ -5,7 +5,15 @@ import { beforeAll, expect, test } from 'vitest';
 import { gatewayResponses } from '../shared/api/gateway-responses.ts';
 import { generateKey } from '../shared/domain/api-keys.ts';
 import { closedPort, FAULT_BUDGET_MS, FAULT_TEST_TABLES, LEAKS } from './support/faulty-dynamodb.ts';
-import { bodyOf, jsonPost, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent, type Functions } from './support/in-process.ts';
+import {
+  bodyOf,
+  type Functions,
+  jsonPost,
+  loadFunctions,
+  proxyEvent,
+  setFunctionEnv,
+  tokenEvent,
+} from './support/in-process.ts';
 
 let functions: Functions;
 
@@ -24,7 +32,10 @@ test.each([
   const elapsedMs = performance.now() - started;
 
   expect(result.statusCode).toBe(503);
-  expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', 'Retry-After': expect.stringMatching(/^[1-9][0-9]*$/) });
+  expect(result.headers).toMatchObject({
+    'Content-Type': 'application/json',
+    'Retry-After': expect.stringMatching(/^[1-9][0-9]*$/),
+  });
   expect(bodyOf(result)).toEqual({
     code: 'SERVICE_UNAVAILABLE',
     message: 'The service is temporarily unavailable; retry later',
@@ -45,7 +56,11 @@ test('the authorizer fails with something other than Unauthorized, which the gat
   expect(error).toBeInstanceOf(Error);
   expect(error?.message).not.toBe('Unauthorized');
   // Any other failure is API Gateway's AUTHORIZER_FAILURE: the contract's 503, not a 401.
-  expect(gatewayResponses.AUTHORIZER_FAILURE).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+  expect(gatewayResponses.AUTHORIZER_FAILURE).toMatchObject({
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    headers: { 'Retry-After': '1' },
+  });
 });
 
 test('a malformed key is still refused with Unauthorized: it never needs DynamoDB', async () => {

@@ -3,9 +3,9 @@
 // never get a 5xx, always get the contract's Error body for a 4xx, and leak nothing.
 // `npm run fuzz` runs the same for 10,000 requests; FUZZ_SEED replays a run.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fuzz } from './support/fuzz/run.ts';
 import { disposeServer } from './e2e/support.ts';
-import { startLocalServer, type LocalServer } from './support/local-server.ts';
+import { fuzz } from './support/fuzz/run.ts';
+import { type LocalServer, startLocalServer } from './support/local-server.ts';
 
 const RUNS = 600;
 const TIME_LIMIT_MS = 12_000;
@@ -18,7 +18,14 @@ afterAll(() => disposeServer(server));
 
 it(`answers ${RUNS} fuzzed requests within the contract`, async () => {
   const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
-  const outcome = await fuzz({ baseUrl: server.baseUrl, key: server.key, runs: RUNS, timeLimitMs: TIME_LIMIT_MS, parallel: 2, seed });
+  const outcome = await fuzz({
+    baseUrl: server.baseUrl,
+    key: server.key,
+    runs: RUNS,
+    timeLimitMs: TIME_LIMIT_MS,
+    parallel: 2,
+    seed,
+  });
   expect(outcome.failure).toBeUndefined();
   // The time limit may cut the run short on a busy machine, but never to a token few.
   expect(outcome.requests).toBeGreaterThanOrEqual(outcome.interrupted ? 50 : RUNS);

@@ -2,8 +2,8 @@
 // with hand-built REST (v1) proxy events, against dynalite.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ErrorBody } from '../shared/api/schemas.ts';
-import { bodyOf, jsonPost, loadFunctions, proxyEvent, setFunctionEnv, type Functions } from './support/in-process.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
+import { bodyOf, type Functions, jsonPost, loadFunctions, proxyEvent, setFunctionEnv } from './support/in-process.ts';
 
 let db: TestDynamoDB;
 let functions: Functions;
@@ -22,7 +22,12 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 /** Asserts the contract's Error body for `status`/`code`, naming `requestId`; returns it. */
-const expectError = (result: { statusCode: number; headers?: Record<string, unknown>; body: string }, status: number, code: string, requestId: string) => {
+const expectError = (
+  result: { statusCode: number; headers?: Record<string, unknown>; body: string },
+  status: number,
+  code: string,
+  requestId: string,
+) => {
   expect(result.statusCode).toBe(status);
   expect(result.headers?.['Content-Type']).toBe('application/json');
   const body = bodyOf(result as never);
@@ -43,12 +48,21 @@ describe('typed errors become the contract body, with the request id', () => {
 
   test('a repeated query parameter: 400', async () => {
     const result = await functions.invoke(proxyEvent({ path: '/v1/pets?limit=5&limit=6', requestId: 'req-twice' }));
-    expect(expectError(result, 400, 'BAD_REQUEST', 'req-twice').details).toEqual([{ field: 'limit', message: 'must be given at most once' }]);
+    expect(expectError(result, 400, 'BAD_REQUEST', 'req-twice').details).toEqual([
+      { field: 'limit', message: 'must be given at most once' },
+    ]);
   });
 
   test('a status in the wrong case and a forged cursor: 400', async () => {
-    expectError(await functions.invoke(proxyEvent({ path: '/v1/pets?status=Sold', requestId: 'r1' })), 400, 'BAD_REQUEST', 'r1');
-    const forged = await functions.invoke(proxyEvent({ path: '/v1/pets?cursor=eyJhZnRlciI6MX0.AAAA', requestId: 'r2' }));
+    expectError(
+      await functions.invoke(proxyEvent({ path: '/v1/pets?status=Sold', requestId: 'r1' })),
+      400,
+      'BAD_REQUEST',
+      'r1',
+    );
+    const forged = await functions.invoke(
+      proxyEvent({ path: '/v1/pets?cursor=eyJhZnRlciI6MX0.AAAA', requestId: 'r2' }),
+    );
     expect(expectError(forged, 400, 'BAD_REQUEST', 'r2').details).toEqual([{ field: 'cursor', message: 'is invalid' }]);
   });
 
@@ -72,15 +86,21 @@ describe('typed errors become the contract body, with the request id', () => {
   });
 
   test('an unknown field in the body: 400 naming it', async () => {
-    const result = await functions.invoke(jsonPost(JSON.stringify({ name: 'Rex', categoryId: 3, id: 5 }), {}, 'req-id'));
+    const result = await functions.invoke(
+      jsonPost(JSON.stringify({ name: 'Rex', categoryId: 3, id: 5 }), {}, 'req-id'),
+    );
     const body = expectError(result, 400, 'BAD_REQUEST', 'req-id');
     expect(body.details).toEqual([{ field: 'id', message: 'is not allowed' }]);
     expect(body.message).toBe('id is not allowed');
   });
 
   test('a __proto__ field is an unknown field too', async () => {
-    const result = await functions.invoke(jsonPost('{"name":"Rex","categoryId":3,"__proto__":{"status":"sold"}}', {}, 'req-proto'));
-    expect(expectError(result, 400, 'BAD_REQUEST', 'req-proto').details).toEqual([{ field: '__proto__', message: 'is not allowed' }]);
+    const result = await functions.invoke(
+      jsonPost('{"name":"Rex","categoryId":3,"__proto__":{"status":"sold"}}', {}, 'req-proto'),
+    );
+    expect(expectError(result, 400, 'BAD_REQUEST', 'req-proto').details).toEqual([
+      { field: '__proto__', message: 'is not allowed' },
+    ]);
   });
 });
 
@@ -88,7 +108,14 @@ describe('unknown errors become a bare 500', () => {
   const secretLooking = 'Requested resource not found: Table: PetStore-production-PetsTable1A2B3C not found';
 
   test.each([
-    ['an AWS-named error', () => Object.assign(new Error(secretLooking), { name: 'ResourceNotFoundException', $metadata: { httpStatusCode: 400 } })],
+    [
+      'an AWS-named error',
+      () =>
+        Object.assign(new Error(secretLooking), {
+          name: 'ResourceNotFoundException',
+          $metadata: { httpStatusCode: 400 },
+        }),
+    ],
     ['a plain Error', () => new TypeError(`Cannot read properties of undefined (reading 'id') in ${secretLooking}`)],
     ['a thrown string', () => secretLooking],
   ])('%s: INTERNAL_ERROR with the requestId, and nothing of the cause', async (_, cause) => {
@@ -98,8 +125,21 @@ describe('unknown errors become a bare 500', () => {
     const event = proxyEvent({ path: '/v1/pets', requestId: 'req-500' });
     const result = await handler(event, (await import('./support/in-process.ts')).lambdaContext('listPets'));
     const body = expectError(result, 500, 'INTERNAL_ERROR', 'req-500');
-    expect(body).toEqual({ code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE, status: 500, requestId: 'req-500' });
-    for (const leak of ['ResourceNotFoundException', 'PetsTable', 'PetStore-production', 'TypeError', ' at ', '.ts:', 'stack']) {
+    expect(body).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: INTERNAL_ERROR_MESSAGE,
+      status: 500,
+      requestId: 'req-500',
+    });
+    for (const leak of [
+      'ResourceNotFoundException',
+      'PetsTable',
+      'PetStore-production',
+      'TypeError',
+      ' at ',
+      '.ts:',
+      'stack',
+    ]) {
       expect(result.body).not.toContain(leak);
     }
   });
@@ -147,13 +187,23 @@ describe('content type', () => {
     expect((await functions.invoke(event)).statusCode).toBe(201);
   });
 
-  test.each(['application/json-patch+json', 'application/jsonl', 'text/plain', 'application/x-www-form-urlencoded', 'text/json', ''])(
-    '%j is refused with 415',
-    async (value) => {
-      const event = proxyEvent({ method: 'POST', path: '/v1/pets', body: validPet, headers: { 'Content-Type': value }, requestId: 'req-415' });
-      expectError(await functions.invoke(event), 415, 'UNSUPPORTED_MEDIA_TYPE', 'req-415');
-    },
-  );
+  test.each([
+    'application/json-patch+json',
+    'application/jsonl',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'text/json',
+    '',
+  ])('%j is refused with 415', async (value) => {
+    const event = proxyEvent({
+      method: 'POST',
+      path: '/v1/pets',
+      body: validPet,
+      headers: { 'Content-Type': value },
+      requestId: 'req-415',
+    });
+    expectError(await functions.invoke(event), 415, 'UNSUPPORTED_MEDIA_TYPE', 'req-415');
+  });
 
   test('a missing Content-Type is refused with 415', async () => {
     const event = proxyEvent({ method: 'POST', path: '/v1/pets', body: validPet, requestId: 'req-none' });
@@ -176,7 +226,12 @@ describe('bodies that are not a JSON object: 400', () => {
   });
 
   test('no body at all (null)', async () => {
-    const event = proxyEvent({ method: 'POST', path: '/v1/pets', headers: { 'Content-Type': 'application/json' }, requestId: 'req-null' });
+    const event = proxyEvent({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { 'Content-Type': 'application/json' },
+      requestId: 'req-null',
+    });
     expectError(await functions.invoke(event), 400, 'BAD_REQUEST', 'req-null');
   });
 });
@@ -192,7 +247,10 @@ describe('success responses', () => {
     const got = await functions.invoke(proxyEvent({ path: `/v1/pets/${pet.id}` }));
     expect(got.statusCode).toBe(200);
     expect(bodyOf(got)).toEqual(pet);
-    expect(got.headers).toMatchObject({ Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT', Link: '</staging/v1/pets>; rel="successor-version"' });
+    expect(got.headers).toMatchObject({
+      Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+      Link: '</staging/v1/pets>; rel="successor-version"',
+    });
   });
 
   test('listPets: a next link below the stage carrying limit, status and cursor; none on the last page', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { createIdAllocator, type ReserveBlock } from '../shared/domain/id-allocator.ts';
 import { MAX_ID } from '../shared/api/schemas.ts';
+import { createIdAllocator, type ReserveBlock } from '../shared/domain/id-allocator.ts';
 
 /** A counter like the DynamoDB one: ADD size, return the new value. Records each reservation. */
 const counter = (start = 0) => {

@@ -1,8 +1,9 @@
 // The keys table in dynalite: create, register, list, revoke and the authorizer's lookup.
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createKeysRepository, type KeysRepository } from '../shared/dynamodb/keys-repository.ts';
 import { generateKey, hashKey, KEY_PATTERN } from '../shared/domain/api-keys.ts';
+import type { KeysRepository } from '../shared/domain/stores.ts';
+import { createKeysRepository } from '../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
@@ -25,7 +26,12 @@ describe('keys repository', () => {
     expect(Date.parse(created.createdAt)).not.toBeNaN();
 
     const item = (await storedItems()).find((candidate) => candidate.keyId === created.keyId);
-    expect(item).toEqual({ keyHash: hashKey(created.key), keyId: created.keyId, label: 'mobile app', createdAt: created.createdAt });
+    expect(item).toEqual({
+      keyHash: hashKey(created.key),
+      keyId: created.keyId,
+      label: 'mobile app',
+      createdAt: created.createdAt,
+    });
     expect(JSON.stringify(await storedItems())).not.toContain(created.key);
     expect(await keys.lookup(created.key)).toEqual({ keyId: created.keyId, revoked: false });
   });
@@ -42,7 +48,7 @@ describe('keys repository', () => {
   test('list names keys by id, oldest first, never with their hash', async () => {
     const listed = await keys.list();
     expect(listed.length).toBeGreaterThanOrEqual(2);
-    listed.forEach((record) => expect(Object.keys(record)).not.toContain('keyHash'));
+    for (const record of listed) expect(Object.keys(record)).not.toContain('keyHash');
     const times = listed.map((record) => record.createdAt);
     expect(times).toEqual([...times].sort());
   });

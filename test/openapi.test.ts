@@ -10,7 +10,9 @@ describe('openapi.json', () => {
     // `npm run openapi` writes console.log's output: the document, two-space indented, and a newline.
     const generated = `${JSON.stringify(document, null, 2)}\n`;
     if (committed !== generated) {
-      expect.fail('openapi.json is stale: it differs from tools/openapi.ts. Run `npm run openapi` and commit the result.');
+      expect.fail(
+        'openapi.json is stale: it differs from tools/openapi.ts. Run `npm run openapi` and commit the result.',
+      );
     }
   });
 });
@@ -28,7 +30,9 @@ describe('the OpenAPI document', () => {
   });
 
   test('has exactly the three operations, with their operationIds; only getPet is deprecated', () => {
-    expect(operations.map(({ method, path, operationId, deprecated }) => [method, path, operationId, deprecated ?? false])).toEqual([
+    expect(
+      operations.map(({ method, path, operationId, deprecated }) => [method, path, operationId, deprecated ?? false]),
+    ).toEqual([
       ['get', '/pets', 'listPets', false],
       ['post', '/pets', 'createPet', false],
       ['get', '/pets/{petId}', 'getPet', true],
@@ -52,10 +56,18 @@ describe('the OpenAPI document', () => {
     expect(NewPet.additionalProperties).toBe(false);
     expect(NewPet.required).toEqual(['name', 'categoryId']);
     expect(NewPet.properties.status.default).toBe('available');
-    expect(NewPet.properties.categoryId).toMatchObject({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    expect(NewPet.properties.categoryId).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
     expect(Pet.required).toEqual(expect.arrayContaining(['id', 'name', 'categoryId', 'status']));
     expect(ErrorSchema.required).toEqual(expect.arrayContaining(['code', 'message', 'status', 'requestId']));
     const limit = operations[0].parameters.find((p: any) => p.name === 'limit');
-    expect(limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
+    expect(limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    });
   });
 });

@@ -3,9 +3,10 @@
 // carries no cursor (so no empty trailing page), exact multiples included.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BadRequestError } from '../shared/api/errors.ts';
-import { createCursorCodec } from '../shared/domain/cursor.ts';
-import { createPetsRepository, type ListPage, type PetsRepository } from '../shared/dynamodb/pets-repository.ts';
 import type { Pet, PetStatus } from '../shared/api/schemas.ts';
+import { createCursorCodec } from '../shared/domain/cursor.ts';
+import type { ListPage, PetsRepository } from '../shared/domain/stores.ts';
+import { createPetsRepository } from '../shared/dynamodb/pets-repository.ts';
 import { countersTable, petsTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
@@ -26,14 +27,18 @@ beforeAll(async () => {
     cursors: createCursorCodec('paging-test-cursor-secret-0123456789'),
   });
   // A fixed shuffle, so that each status's ids are spread over the whole range.
-  const statuses = (Object.entries(COUNTS) as [PetStatus, number][]).flatMap(([status, n]) => Array<PetStatus>(n).fill(status));
+  const statuses = (Object.entries(COUNTS) as [PetStatus, number][]).flatMap(([status, n]) =>
+    Array<PetStatus>(n).fill(status),
+  );
   for (let i = statuses.length - 1; i > 0; i--) {
     const j = (i * 7919) % (i + 1);
     [statuses[i], statuses[j]] = [statuses[j]!, statuses[i]!];
   }
   created = [];
   for (let i = 0; i < statuses.length; i += 50) {
-    const batch = statuses.slice(i, i + 50).map((status, k) => pets.create({ name: `pet ${i + k}`, categoryId: 1 + ((i + k) % 5), status }));
+    const batch = statuses
+      .slice(i, i + 50)
+      .map((status, k) => pets.create({ name: `pet ${i + k}`, categoryId: 1 + ((i + k) % 5), status }));
     created.push(...(await Promise.all(batch)));
   }
 }, 60_000);
@@ -87,7 +92,9 @@ describe('listing with a status filter (the status index)', () => {
 
   test('a cursor from one filter is refused with another, and without one', async () => {
     const { nextCursor } = await pets.list({ limit: 7, status: 'sold' });
-    await expect(pets.list({ limit: 7, status: 'pending', cursor: nextCursor })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(pets.list({ limit: 7, status: 'pending', cursor: nextCursor })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
     await expect(pets.list({ limit: 7, cursor: nextCursor })).rejects.toBeInstanceOf(BadRequestError);
   });
 });

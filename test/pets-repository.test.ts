@@ -4,10 +4,10 @@ import { ConditionalCheckFailedException, CreateTableCommand } from '@aws-sdk/cl
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTableInput } from '../infra/local/embedded-dynamodb.ts';
+import { MAX_ID } from '../shared/api/schemas.ts';
 import { createCursorCodec } from '../shared/domain/cursor.ts';
 import type { IdAllocator } from '../shared/domain/id-allocator.ts';
 import { createPetsRepository, type PetsRepositoryOptions } from '../shared/dynamodb/pets-repository.ts';
-import { MAX_ID } from '../shared/api/schemas.ts';
 import { countersTable, petsTable } from '../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from './support/dynamodb.ts';
 
@@ -41,9 +41,12 @@ const fixedIds = (...ids: number[]): IdAllocator & { handedOut: number[] } => {
   };
 };
 
-const rawItem = async (id: number) => (await db.client.send(new GetCommand({ TableName: petsTable.name, Key: { id } }))).Item;
+const rawItem = async (id: number) =>
+  (await db.client.send(new GetCommand({ TableName: petsTable.name, Key: { id } }))).Item;
 const counterValue = async (table = countersTable.name) =>
-  ((await db.client.send(new GetCommand({ TableName: table, Key: { counter: 'petId' } }))).Item?.value as number | undefined) ?? 0;
+  ((await db.client.send(new GetCommand({ TableName: table, Key: { counter: 'petId' } }))).Item?.value as
+    | number
+    | undefined) ?? 0;
 const seed = (id: number) => {
   const item = { id, name: `seeded ${id}`, categoryId: 42, status: 'sold' };
   return db.client.send(new PutCommand({ TableName: petsTable.name, Item: item })).then(() => item);
@@ -92,11 +95,13 @@ describe('create', () => {
   test('100 parallel creates in two containers get 100 distinct ids, all stored', async () => {
     const containers = [repository(), repository()];
     const pets = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => containers[i % 2]!.create({ name: `parallel ${i}`, categoryId: 1, status: 'available' })),
+      Array.from({ length: 100 }, (_, i) =>
+        containers[i % 2]!.create({ name: `parallel ${i}`, categoryId: 1, status: 'available' }),
+      ),
     );
     const ids = pets.map((pet) => pet.id);
     expect(new Set(ids).size).toBe(100);
-    ids.forEach((id) => expect(Number.isSafeInteger(id) && id >= 1).toBe(true));
+    for (const id of ids) expect(Number.isSafeInteger(id) && id >= 1).toBe(true);
     const stored = await Promise.all(ids.map(rawItem));
     expect(stored).toEqual(pets);
   });
@@ -105,12 +110,18 @@ describe('create', () => {
     const table = 'counters-near-the-end';
     await db.client.send(new CreateTableCommand(createTableInput(countersTable, table)));
     await db.client.send(new PutCommand({ TableName: table, Item: { counter: 'petId', value: MAX_ID - 100 } }));
-    const pet = await repository({ countersTableName: table }).create({ name: 'Last block', categoryId: 1, status: 'sold' });
+    const pet = await repository({ countersTableName: table }).create({
+      name: 'Last block',
+      categoryId: 1,
+      status: 'sold',
+    });
     expect(pet.id).toBe(MAX_ID - 99);
     expect(await rawItem(MAX_ID - 99)).toEqual(pet);
 
     const before = (await db.client.send(new ScanCommand({ TableName: petsTable.name, Select: 'COUNT' }))).Count;
-    await expect(repository({ countersTableName: table }).create({ name: 'Too far', categoryId: 1, status: 'sold' })).rejects.toThrow('the animal id space is exhausted');
+    await expect(
+      repository({ countersTableName: table }).create({ name: 'Too far', categoryId: 1, status: 'sold' }),
+    ).rejects.toThrow('the animal id space is exhausted');
     expect((await db.client.send(new ScanCommand({ TableName: petsTable.name, Select: 'COUNT' }))).Count).toBe(before);
   });
 });
@@ -122,7 +133,10 @@ describe('get', () => {
 
   test('reads only the four fields, whatever else an item holds', async () => {
     await db.client.send(
-      new PutCommand({ TableName: petsTable.name, Item: { id: 7000, name: 'Old', categoryId: 2, status: 'sold', legacy: 'x' } }),
+      new PutCommand({
+        TableName: petsTable.name,
+        Item: { id: 7000, name: 'Old', categoryId: 2, status: 'sold', legacy: 'x' },
+      }),
     );
     expect(await repository().get(7000)).toEqual({ id: 7000, name: 'Old', categoryId: 2, status: 'sold' });
   });

@@ -24,15 +24,17 @@ describe('NewPet', () => {
     ]);
   });
 
-  test.each([['id', 1], ['tags', []], ['__proto__x', 1], ['createdAt', 'now']])(
-    'refuses the unknown field %s and names it',
-    (field, value) => {
-      const error = refusal(NewPet, { name: 'Rex', categoryId: 7, [field]: value });
-      expect(error?.status).toBe(400);
-      expect(error?.details).toEqual([{ field, message: 'is not allowed' }]);
-      expect(error?.message).toContain(field);
-    },
-  );
+  test.each([
+    ['id', 1],
+    ['tags', []],
+    ['__proto__x', 1],
+    ['createdAt', 'now'],
+  ])('refuses the unknown field %s and names it', (field, value) => {
+    const error = refusal(NewPet, { name: 'Rex', categoryId: 7, [field]: value });
+    expect(error?.status).toBe(400);
+    expect(error?.details).toEqual([{ field, message: 'is not allowed' }]);
+    expect(error?.message).toContain(field);
+  });
 
   test('names every unknown field', () => {
     const error = refusal(NewPet, { name: 'Rex', categoryId: 7, id: 3, extra: true });
@@ -42,7 +44,11 @@ describe('NewPet', () => {
   test('says which required field is missing', () => {
     expect(refusal(NewPet, { categoryId: 7 })?.details).toEqual([{ field: 'name', message: 'is required' }]);
     expect(refusal(NewPet, { name: 'Rex' })?.details).toEqual([{ field: 'categoryId', message: 'is required' }]);
-    expect(refusal(NewPet, {})?.details?.map((d) => d.field).sort()).toEqual(['categoryId', 'name']);
+    expect(
+      refusal(NewPet, {})
+        ?.details?.map((d) => d.field)
+        .sort(),
+    ).toEqual(['categoryId', 'name']);
   });
 
   test('trims white space around the name', () => {
@@ -85,12 +91,18 @@ describe('ListPetsQuery', () => {
     expect(ListPetsQuery.parse({})).toEqual({ limit: 20 });
   });
 
-  test.each([['1', 1], ['20', 20], ['100', 100]])('accepts limit %j', (limit, expected) => {
+  test.each([
+    ['1', 1],
+    ['20', 20],
+    ['100', 100],
+  ])('accepts limit %j', (limit, expected) => {
     expect(ListPetsQuery.parse({ limit }).limit).toBe(expected);
   });
 
   test.each(['0', '101', 'abc', '1.5', '', '-1', '+5', ' 5', '1e2', '0x10', '1000'])('refuses limit %j', (limit) => {
-    expect(refusal(ListPetsQuery, { limit })?.details).toEqual([{ field: 'limit', message: 'must be an integer from 1 to 100' }]);
+    expect(refusal(ListPetsQuery, { limit })?.details).toEqual([
+      { field: 'limit', message: 'must be an integer from 1 to 100' },
+    ]);
   });
 
   test.each(['available', 'pending', 'sold'] as const)('accepts status %s', (status) => {
@@ -107,16 +119,31 @@ describe('ListPetsQuery', () => {
 });
 
 describe('PetIdParams', () => {
-  test.each([['1', 1], ['42', 42], [String(MAX_ID), MAX_ID]])('accepts %s', (petId, expected) => {
+  test.each([
+    ['1', 1],
+    ['42', 42],
+    [String(MAX_ID), MAX_ID],
+  ])('accepts %s', (petId, expected) => {
     expect(PetIdParams.parse({ petId }).petId).toBe(expected);
   });
 
-  test.each(['0', '007', '01', '+1', '-1', '1.0', '1e3', 'abc', '', ' 1', String(MAX_ID + 1), '9999999999999999', '99999999999999999999'])(
-    'refuses %j',
-    (petId) => {
-      const error = refusal(PetIdParams, { petId });
-      expect(error?.status).toBe(400);
-      expect(error?.details?.[0]?.field).toBe('petId');
-    },
-  );
+  test.each([
+    '0',
+    '007',
+    '01',
+    '+1',
+    '-1',
+    '1.0',
+    '1e3',
+    'abc',
+    '',
+    ' 1',
+    String(MAX_ID + 1),
+    '9999999999999999',
+    '99999999999999999999',
+  ])('refuses %j', (petId) => {
+    const error = refusal(PetIdParams, { petId });
+    expect(error?.status).toBe(400);
+    expect(error?.details?.[0]?.field).toBe('petId');
+  });
 });

@@ -1,21 +1,27 @@
 // The OpenAPI 3.1 document, generated from the route table and the zod schemas.
 // `npm run openapi` writes it to openapi.json; a test fails when that file is stale.
 import * as z from 'zod';
-import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 import { LOCAL_DEFAULTS } from '../infra/local/config.ts';
 import { DEPLOYED_STAGES } from '../infra/stages.ts';
-import { API_VERSION_PATH, route, routes, type OperationId } from '../shared/api/routes.ts';
+import { API_VERSION_PATH, type OperationId, route, routes } from '../shared/api/routes.ts';
 import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
+import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 /** A parameter's schema in OpenAPI 3.1's dialect (JSON Schema 2020-12), its named parts as components. */
 const parameterSchema = (schema: z.ZodType): Record<string, unknown> => {
-  const { $schema: _s, $defs: _d, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const {
+    $schema: _s,
+    $defs: _d,
+    ...rest
+  } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   if (typeof rest.$ref === 'string') rest.$ref = rest.$ref.replace('#/$defs/', '#/components/schemas/');
   if (rest.type === 'integer') delete rest.pattern; // integers travel as strings; the document states their meaning
   // zod leaves a transformed schema's default out of its input form; the meaning has it (limit: 20).
-  const { default: meaningDefault } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as { default?: unknown };
+  const { default: meaningDefault } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as {
+    default?: unknown;
+  };
   if (meaningDefault !== undefined) rest.default ??= meaningDefault;
   return rest;
 };
@@ -107,11 +113,14 @@ export const openApiDocument = () => {
   }) as { schemas: Record<string, Record<string, unknown>> };
   const paths: Record<string, Record<string, object>> = {};
   for (const route of routes) {
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
-      operationId: route.operationId,
-      summary: route.summary,
-      ...(route.deprecation && { deprecated: true }),
-      ...operations[route.operationId],
+    paths[route.path] = {
+      ...paths[route.path],
+      [route.method.toLowerCase()]: {
+        operationId: route.operationId,
+        summary: route.summary,
+        ...(route.deprecation && { deprecated: true }),
+        ...operations[route.operationId],
+      },
     };
   }
   return {
@@ -119,7 +128,8 @@ export const openApiDocument = () => {
     info: {
       title: 'Pet Store API',
       version: '1.0.0',
-      description: 'A catalogue of animals. Every error has the Error body; every request needs `Authorization: Bearer <key>`.',
+      description:
+        'A catalogue of animals. Every error has the Error body; every request needs `Authorization: Bearer <key>`.',
     },
     servers: [
       {
@@ -135,7 +145,9 @@ export const openApiDocument = () => {
     security: [{ bearerAuth: [] }],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from the key tool: `pet_…`.' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from the key tool: `pet_…`.' },
+      },
       schemas: Object.fromEntries(
         Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, schema]),
       ),

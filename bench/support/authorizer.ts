@@ -32,12 +32,19 @@ export const measureAuthorizer = async (target: Target, generateKey: () => strin
     const latencies: number[] = [];
     for (const key of keys) {
       const begun = performance.now();
-      const { status } = await client.send({ method: 'GET', path: '/pets?limit=1', headers: { Authorization: `Bearer ${key}` } });
+      const { status } = await client.send({
+        method: 'GET',
+        path: '/pets?limit=1',
+        headers: { Authorization: `Bearer ${key}` },
+      });
       latencies.push(performance.now() - begun);
       if (status !== expectedStatus) unexpectedStatuses++;
     }
     const delta = countDelta(before, await target.requests());
-    const keysRequests = Object.entries(delta).reduce((sum, [name, n]) => (name.endsWith(` ${keysTable.name}`) ? sum + n : sum), 0);
+    const keysRequests = Object.entries(delta).reduce(
+      (sum, [name, n]) => (name.endsWith(` ${keysTable.name}`) ? sum + n : sum),
+      0,
+    );
     return { perRequest: round(keysRequests / keys.length, 3), p50: round(median(latencies)) };
   };
 

@@ -1,16 +1,17 @@
 // The baseline: a bare HTTP server that makes the same DynamoDB call as each
 // operation, through the same client, with no gateway, middleware, validation or
 // auth. The local server's overhead is whatever it costs beyond this.
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { putNewPet } from '../../shared/dynamodb/pets-repository.ts';
-import type { Pet } from '../../shared/api/schemas.ts';
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { Pet } from '../../shared/api/schemas.ts';
 import { documentClient } from '../../shared/dynamodb/client.ts';
+import { putNewPet } from '../../shared/dynamodb/pets-repository.ts';
 import { petsTable, STATUS_INDEX, tableName } from '../../shared/dynamodb/tables.ts';
 
 /** Far above any id the service hands out during a run, so baseline creates never collide with it. */
-export const BASELINE_FIRST_ID = 2_000_000_000_000;
+const BASELINE_FIRST_ID = 2_000_000_000_000;
 
 export interface BaselineServer {
   baseUrl: string;
@@ -43,7 +44,11 @@ export const startBaselineServer = async (): Promise<BaselineServer> => {
               ExpressionAttributeValues: { ':status': status },
               ExclusiveStartKey: after ? { status, id: Number(after) } : undefined,
             })
-          : new ScanCommand({ TableName, Limit: limit + 1, ExclusiveStartKey: after ? { id: Number(after) } : undefined }),
+          : new ScanCommand({
+              TableName,
+              Limit: limit + 1,
+              ExclusiveStartKey: after ? { id: Number(after) } : undefined,
+            }),
       );
       return [200, Items.slice(0, limit)];
     }

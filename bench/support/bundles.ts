@@ -2,11 +2,12 @@
 // with the stack's esbuild options: one as deployed (a check that the options match:
 // it must come out the size of cdk.out's bundle) and one with the AWS SDK left to
 // the Lambda runtime's copy.
-import { build } from 'esbuild';
+
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { LAMBDA_CREDENTIALS_ENTRY } from '../../infra/constructs/api-function.ts';
 import { AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 
@@ -35,7 +36,9 @@ const entries: Record<string, string> = {
 
 /** The functions of one stack's template whose asset is an ESM bundle of functions/. */
 export const deployedBundles = (cdkOut: string, stack: string): DeployedBundle[] => {
-  const template = JSON.parse(readFileSync(join(cdkOut, `${stack}.template.json`), 'utf8')) as { Resources: Record<string, TemplateResource> };
+  const template = JSON.parse(readFileSync(join(cdkOut, `${stack}.template.json`), 'utf8')) as {
+    Resources: Record<string, TemplateResource>;
+  };
   return Object.values(template.Resources).flatMap((resource) => {
     const asset = resource.Metadata?.['aws:asset:path'];
     const name = /\/Functions\/([^/]+)\//.exec(resource.Metadata?.['aws:cdk:path'] ?? '')?.[1];
@@ -46,7 +49,10 @@ export const deployedBundles = (cdkOut: string, stack: string): DeployedBundle[]
     const environment = Object.fromEntries(
       Object.entries(variables)
         .filter(([variable]) => variable !== 'NODE_OPTIONS') // the measurement sets --enable-source-maps itself
-        .map(([variable, value]) => [variable, typeof value === 'string' ? value : `deploy-time-${variable.toLowerCase()}`]),
+        .map(([variable, value]) => [
+          variable,
+          typeof value === 'string' ? value : `deploy-time-${variable.toLowerCase()}`,
+        ]),
     );
     return [{ name, entry: entries[name]!, file, environment }];
   });
@@ -72,7 +78,12 @@ export const bundleSize = (file: string): BundleSize => ({
  * the SDK stays out as CDK leaves it out for `bundleAwsSDK: false` with cdk.json's
  * `sdkV3ExcludeSmithyPackages` flag: `@aws-sdk/*` and `@smithy/*`.
  */
-export const buildBundle = async (entry: string, outdir: string, banner: string, sdk: 'bundled' | 'full credential chain' | 'runtime'): Promise<string> => {
+export const buildBundle = async (
+  entry: string,
+  outdir: string,
+  banner: string,
+  sdk: 'bundled' | 'full credential chain' | 'runtime',
+): Promise<string> => {
   mkdirSync(outdir, { recursive: true });
   const outfile = join(outdir, 'index.mjs');
   await build({
@@ -90,7 +101,8 @@ export const buildBundle = async (entry: string, outdir: string, banner: string,
     banner: { js: banner },
     external: sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : [],
     // The stack's credential chain reduced to the environment, or (for comparison) left whole.
-    alias: sdk === 'full credential chain' ? {} : { '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}` },
+    alias:
+      sdk === 'full credential chain' ? {} : { '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}` },
     logLevel: 'warning',
   });
   return outfile;
@@ -104,4 +116,8 @@ export const bannerOf = (file: string): string => {
 
 /** The stacks `cdk synth` wrote into `cdkOut`. */
 export const synthesizedStacks = (cdkOut: string): string[] =>
-  existsSync(cdkOut) ? readdirSync(cdkOut).filter((f) => f.endsWith('.template.json')).map((f) => f.replace(/\.template\.json$/, '')) : [];
+  existsSync(cdkOut)
+    ? readdirSync(cdkOut)
+        .filter((f) => f.endsWith('.template.json'))
+        .map((f) => f.replace(/\.template\.json$/, ''))
+    : [];

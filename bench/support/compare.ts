@@ -3,9 +3,10 @@
 // round after round, so that drift on a noisy machine (other processes, LevelDB
 // compactions, JIT) lands on both. Each round gives one pair; the ratio reported is
 // the median over the pairs, which a round spoiled by an outside burst cannot move.
+
+import { type RequestSpec, runLoad } from '../../test/support/http-load.ts';
+import { type LatencySummary, median, ratio, round, summarize } from './stats.ts';
 import { countDelta, type Target } from './target-protocol.ts';
-import { runLoad, type RequestSpec } from '../../test/support/http-load.ts';
-import { median, ratio, round, summarize, type LatencySummary } from './stats.ts';
 
 export interface Side {
   target: Target;
@@ -53,7 +54,12 @@ interface Tally {
 const run = async (side: Side, options: CompareOptions, durationMs: number, tally?: Tally): Promise<LatencySummary> => {
   const before = await side.target.requests();
   const cpuBefore = await side.target.cpu();
-  const result = await runLoad({ baseUrl: side.baseUrl, concurrency: options.concurrency, durationMs, next: side.request });
+  const result = await runLoad({
+    baseUrl: side.baseUrl,
+    concurrency: options.concurrency,
+    durationMs,
+    next: side.request,
+  });
   const cpuMicros = (await side.target.cpu()) - cpuBefore;
   const delta = countDelta(before, await side.target.requests());
   if (tally) {
@@ -61,13 +67,19 @@ const run = async (side: Side, options: CompareOptions, durationMs: number, tall
     tally.latencies.push(...result.latencies);
     tally.elapsedMs += result.elapsedMs;
     tally.failed += result.networkErrors;
-    for (const [status, n] of Object.entries(result.statuses)) if (Number(status) !== side.expectedStatus) tally.failed += n;
+    for (const [status, n] of Object.entries(result.statuses))
+      if (Number(status) !== side.expectedStatus) tally.failed += n;
     for (const [key, n] of Object.entries(delta)) tally.requests[key] = (tally.requests[key] ?? 0) + n;
   }
   return summarize(result.latencies, result.elapsedMs);
 };
 
-export const compare = async (name: string, reference: Side, measured: Side, options: CompareOptions): Promise<Comparison> => {
+export const compare = async (
+  name: string,
+  reference: Side,
+  measured: Side,
+  options: CompareOptions,
+): Promise<Comparison> => {
   const tallies = [newTally(), newTally()] as const;
   const sides = [reference, measured] as const;
   const p50RatioPerRound: number[] = [];
@@ -99,6 +111,8 @@ const figures = (tally: Tally): SideFigures => {
     ...summary,
     failed: tally.failed,
     cpuMsPerRequest: round(tally.cpuMicros / 1000 / summary.requests, 3),
-    dynamodbRequestsPerRequest: Object.fromEntries(Object.entries(tally.requests).map(([key, n]) => [key, round(n / summary.requests, 3)])),
+    dynamodbRequestsPerRequest: Object.fromEntries(
+      Object.entries(tally.requests).map(([key, n]) => [key, round(n / summary.requests, 3)]),
+    ),
   };
 };

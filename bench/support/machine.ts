@@ -17,4 +17,5 @@ export const machineInfo = (): MachineInfo => ({
   memoryGiB: Math.round(totalmem() / 2 ** 30),
 });
 
-export const describeMachine = (m: MachineInfo): string => `${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}`;
+export const describeMachine = (m: MachineInfo): string =>
+  `${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}`;

@@ -1,7 +1,12 @@
 // Seeding at the data layer: BatchWrite straight into the embedded DynamoDB, many
 // batches in flight, so that 100,000 animals take seconds rather than minutes.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  type BatchWriteCommandOutput,
+  DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { Pet, PetStatus } from '../../shared/api/schemas.ts';
 import { petsTable } from '../../shared/dynamodb/tables.ts';
@@ -12,7 +17,7 @@ export const SEED_FIRST_ID = 1_000_000_000;
 export const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 const BATCH_SIZE = 25; // DynamoDB's BatchWriteItem limit
 
-export const seededPet = (index: number): Pet => ({
+const seededPet = (index: number): Pet => ({
   id: SEED_FIRST_ID + index,
   name: `Seeded animal ${index}`,
   categoryId: (index % 50) + 1,
@@ -21,9 +26,7 @@ export const seededPet = (index: number): Pet => ({
 
 /** Writes seeded animals `from` (inclusive) to `to` (exclusive); resolves to the milliseconds it took. */
 export const seedPets = async (endpoint: string, from: number, to: number, parallelBatches = 16): Promise<number> => {
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient(localClientConfig(endpoint)),
-  );
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(endpoint)));
   const started = performance.now();
   try {
     const batches = Math.ceil((to - from) / BATCH_SIZE);

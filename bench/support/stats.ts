@@ -1,13 +1,17 @@
 // Percentiles and the printed table. Latencies are in milliseconds.
 
 /** The p-th percentile (0–100) by nearest rank: a value that was actually measured. */
-export const percentile = (sorted: readonly number[], p: number): number => {
+const percentile = (sorted: readonly number[], p: number): number => {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 };
 
-export const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 export interface LatencySummary {
   requests: number;
@@ -39,11 +43,19 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string | number>>): stri
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: string[], index: number) =>
     row
-      .map((cell, column) => (index > 0 && typeof rows[index]![column] === 'number' ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .map((cell, column) =>
+        index > 0 && typeof rows[index]![column] === 'number'
+          ? cell.padStart(widths[column]!)
+          : cell.padEnd(widths[column]!),
+      )
       .join('  ')
       .trimEnd();
   const [header, ...body] = cells;
-  return [line(header!, 0), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map((row, i) => line(row, i + 1))].join('\n');
+  return [
+    line(header!, 0),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...body.map((row, i) => line(row, i + 1)),
+  ].join('\n');
 };
 
 /** `✓` or `✗ (by how much)`: a target check for the printed table. */

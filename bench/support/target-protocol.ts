@@ -44,7 +44,10 @@ export interface TargetOptions {
 }
 
 export const startTarget = (options: TargetOptions): Promise<Target> => {
-  const execArgv = ['--expose-gc', ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])];
+  const execArgv = [
+    '--expose-gc',
+    ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+  ];
   const child = fork(fileURLToPath(new URL('./target.ts', import.meta.url)), [], {
     execArgv,
     env: {

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
+import { startLocalStage } from '../../infra/local/stage.ts';
 import { createCursorCodec } from '../../shared/domain/cursor.ts';
 import { createDocumentClient, documentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable, tableName } from '../../shared/dynamodb/tables.ts';
-import { startLocalStage } from '../../infra/local/stage.ts';
 import { startBaselineServer } from './baseline.ts';
 import type { TargetReady, TargetRequest } from './target-protocol.ts';
 

@@ -1,23 +1,24 @@
 // One Lambda entry point of functions/, as deployed: bundled here with the local esbuild
 // (no Docker), with its own log group and its own role that starts with nothing but
 // writing to that log group. Everything else it may do is granted with `allow`.
+
+import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { fileURLToPath } from 'node:url';
 import { FUNCTION_TIMEOUT_SECONDS, type StageSettings } from '../stages.ts';
 import { removalPolicyOf } from './data.ts';
 
-export const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * The bundle is ESM; a few CommonJS dependencies still call `require` for Node's own
  * modules, which ESM lacks: this gives them one.
  */
-export const BUNDLING_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+const BUNDLING_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** Bundled as the SDK's default credential provider: see the file. */
 export const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';

@@ -13,15 +13,15 @@ import {
   MethodLoggingLevel,
   ResponseType,
   RestApi,
-  TokenAuthorizer,
   type Stage,
+  TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
+import { type GatewayResponseType, gatewayResponses } from '../../shared/api/gateway-responses.ts';
+import { API_VERSION_PATH, type OperationId, resourcePath, routes } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
-import { API_VERSION_PATH, resourcePath, routes, type OperationId } from '../../shared/api/routes.ts';
 import { accessLogFormat } from '../access-log.ts';
 import type { StageSettings } from '../stages.ts';
 import { removalPolicyOf } from './data.ts';
@@ -115,7 +115,10 @@ export class Api extends Construct {
         type: ResponseType.of(type),
         statusCode: String(status),
         responseHeaders: Object.fromEntries(
-          Object.entries({ 'Content-Type': 'application/json', ...headers }).map(([name, value]) => [name, literal(value)]),
+          Object.entries({ 'Content-Type': 'application/json', ...headers }).map(([name, value]) => [
+            name,
+            literal(value),
+          ]),
         ),
         templates: { 'application/json': gatewayErrorTemplate(type as GatewayResponseType) },
       });
@@ -124,7 +127,7 @@ export class Api extends Construct {
     Validations.of(this.restApi).acknowledge({
       id: 'AwsSolutions-APIG2',
       reason:
-        'Every function validates its own input against the shared zod schemas and answers with the contract\'s ' +
+        "Every function validates its own input against the shared zod schemas and answers with the contract's " +
         '400 body naming each bad field; an API Gateway model would answer first with a different, less precise body.',
     });
     Validations.of(this.restApi).acknowledge({

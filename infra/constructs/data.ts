@@ -1,9 +1,16 @@
 // The tables of shared/dynamodb/tables.ts as DynamoDB TableV2 resources: keys and indexes come
 // from the shared definitions, never restated, so the stack and the local server agree.
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  type Attribute,
+  AttributeType,
+  Billing,
+  ProjectionType,
+  TableEncryptionV2,
+  TableV2,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { tables, type KeyAttribute } from '../../shared/dynamodb/tables.ts';
+import { type KeyAttribute, tables } from '../../shared/dynamodb/tables.ts';
 import type { StageSettings } from '../stages.ts';
 
 export type TableName = (typeof tables)[number]['name'];

@@ -4,9 +4,9 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
-import { AUTHORIZER_ENTRY, routes, type OperationId } from '../../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
 import { STATUS_INDEX, tables } from '../../shared/dynamodb/tables.ts';
+import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import type { StageSettings } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
 import type { TableName } from './data.ts';
@@ -83,9 +83,10 @@ export class Functions extends Construct {
         entry: route.entry,
         description: `Pet Store ${route.operationId}: ${route.method} ${route.path}`,
         settings,
-        environment: route.operationId === 'listPets'
-          ? { ...environment, CURSOR_SECRET: this.cursorSecret.secretValue.unsafeUnwrap() }
-          : environment,
+        environment:
+          route.operationId === 'listPets'
+            ? { ...environment, CURSOR_SECRET: this.cursorSecret.secretValue.unsafeUnwrap() }
+            : environment,
       });
     }
     built.authorizer = new ApiFunction(this, 'authorizer', {

@@ -1,8 +1,9 @@
 // One process at a time owns a data directory: two LevelDB writers would corrupt it.
 // The owner writes a lock file naming itself and, when it is the server, the address
 // of its embedded DynamoDB, through which the key tool reaches the same data.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface LockInfo {
@@ -15,7 +16,9 @@ export interface LockInfo {
 export class DataDirInUseError extends Error {
   readonly holder: LockInfo;
   constructor(dir: string, holder: LockInfo) {
-    super(`the data directory ${dir} is in use by the ${holder.owner} (pid ${holder.pid}); stop it first or set PETSTORE_DATA_DIR to another directory`);
+    super(
+      `the data directory ${dir} is in use by the ${holder.owner} (pid ${holder.pid}); stop it first or set PETSTORE_DATA_DIR to another directory`,
+    );
     this.holder = holder;
   }
 }

@@ -15,9 +15,16 @@ type IteratorClass = { prototype: ClosableIterator };
 // abstract-level as dynalite's own LevelDB (level) resolves it, wherever npm put it.
 const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
 const fromLevel = createRequire(fromDynalite.resolve('level'));
-const abstractLevel = fromLevel('abstract-level') as Record<'AbstractIterator' | 'AbstractKeyIterator' | 'AbstractValueIterator', IteratorClass>;
+const abstractLevel = fromLevel('abstract-level') as Record<
+  'AbstractIterator' | 'AbstractKeyIterator' | 'AbstractValueIterator',
+  IteratorClass
+>;
 
-for (const iterator of [abstractLevel.AbstractIterator, abstractLevel.AbstractKeyIterator, abstractLevel.AbstractValueIterator]) {
+for (const iterator of [
+  abstractLevel.AbstractIterator,
+  abstractLevel.AbstractKeyIterator,
+  abstractLevel.AbstractValueIterator,
+]) {
   iterator.prototype.return ??= function (this: ClosableIterator) {
     return this.close();
   };

@@ -1,9 +1,10 @@
 // dynalite: the real DynamoDB API over HTTP, on loopback, with its data on disk.
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { tables, type TableDefinition } from '../../shared/dynamodb/tables.ts';
+import { type TableDefinition, tables } from '../../shared/dynamodb/tables.ts';
 import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
 
@@ -31,7 +32,10 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
 
 export const createTableInput = (table: TableDefinition, tableName = table.name) => {
   const attributes = new Map<string, string>();
-  for (const key of [table.partitionKey, ...table.indexes.flatMap((i) => (i.sortKey ? [i.partitionKey, i.sortKey] : [i.partitionKey]))]) {
+  for (const key of [
+    table.partitionKey,
+    ...table.indexes.flatMap((i) => (i.sortKey ? [i.partitionKey, i.sortKey] : [i.partitionKey])),
+  ]) {
     attributes.set(key.name, key.type);
   }
   return {

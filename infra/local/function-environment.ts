@@ -6,7 +6,11 @@ import { tables } from '../../shared/dynamodb/tables.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 
 /** Credentials and region dynalite accepts; they never reach AWS. */
-export const LOCAL_AWS_ENV = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' } as const;
+export const LOCAL_AWS_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+} as const;
 
 /** A DynamoDB client's settings for the embedded DynamoDB at `endpoint`. */
 export const localClientConfig = (endpoint: string) => ({
@@ -29,7 +33,9 @@ export interface FunctionEnvironmentOptions {
 export const functionEnvironment = (options: FunctionEnvironmentOptions): Record<string, string> => ({
   ...LOCAL_AWS_ENV,
   AWS_ENDPOINT_URL_DYNAMODB: options.dynamodbEndpoint,
-  ...(options.dynamodbRequestTimeoutMs !== undefined && { [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs) }),
+  ...(options.dynamodbRequestTimeoutMs !== undefined && {
+    [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs),
+  }),
   CURSOR_SECRET: options.cursorSecret,
   ...powertoolsEnvironment(options.stage, options.logLevel),
   // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.

@@ -1,22 +1,23 @@
 // One API Gateway REST stage, emulated: the route table's resources, the TOKEN
 // authorizer with its identity validation and cache, Lambda proxy events and
 // results, the gateway responses of shared/api/gateway-responses.ts, and an access log.
+
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
-import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
+import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
+import { type OperationId, resourcePath } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
-import { resourcePath, type OperationId } from '../../shared/api/routes.ts';
-import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
-import { matchRoute } from './route-matcher.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
+import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
+import { matchRoute } from './route-matcher.ts';
 import { createThrottle } from './throttle.ts';
 
 /** API Gateway's own payload limit; the functions enforce the API's smaller one. */
@@ -43,7 +44,6 @@ class GatewayError extends Error {
   }
 }
 
-
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCacheTtlSeconds, accessLog } = options;
   const throttle = createThrottle(options.throttle.rate, options.throttle.burst);
@@ -67,11 +67,19 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       if (authorizerCacheTtlSeconds > 0) authorizerCache.set(token, policy);
     }
     // As API Gateway does, a cached policy is evaluated against every new method ARN.
-    if (!allows(policy.policy, methodArn)) throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
-    return { principalId: policy.policy.principalId, context: (policy.policy.context ?? {}) as CallerIdentity['context'] };
+    if (!allows(policy.policy, methodArn))
+      throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
+    return {
+      principalId: policy.policy.principalId,
+      context: (policy.policy.context ?? {}) as CallerIdentity['context'],
+    };
   };
 
-  const handle = async (req: IncomingMessage, requestId: string, log: AccessLogLine): Promise<APIGatewayProxyResult> => {
+  const handle = async (
+    req: IncomingMessage,
+    requestId: string,
+    log: AccessLogLine,
+  ): Promise<APIGatewayProxyResult> => {
     // Appended, not resolved: a target like `//x/y` is a path here, never an authority
     // (resolving it threw on `//%zz`: a 500). Other targets (`*`, absolute-form) match no route.
     const url = new URL(`http://localhost${req.url?.startsWith('/') ? req.url : '/'}`);
@@ -88,7 +96,13 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const identity = await authorize(token, methodArn);
     log.keyId = identity.principalId;
 
-    const event = proxyEvent(clientRequest(req, url, body), match, { accountId: ACCOUNT, apiId: API_ID, stage, requestId, identity });
+    const event = proxyEvent(clientRequest(req, url, body), match, {
+      accountId: ACCOUNT,
+      apiId: API_ID,
+      stage,
+      requestId,
+      identity,
+    });
     const started = Date.now();
     let result: APIGatewayProxyResult;
     try {
@@ -125,7 +139,11 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         const message = error instanceof GatewayError ? error.message : 'Internal server error';
         log.errorResponseType = type;
         const { status, headers } = gatewayResponses[type];
-        return { statusCode: status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(gatewayErrorBody(type, requestId, message)) };
+        return {
+          statusCode: status,
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: JSON.stringify(gatewayErrorBody(type, requestId, message)),
+        };
       })
       .then((result) => {
         writeResult(res, requestId, result);
@@ -182,9 +200,21 @@ const writeResult = (res: ServerResponse, requestId: string, result: APIGatewayP
 /** IAM-style evaluation of the authorizer's policy: an explicit Deny wins, else an Allow must match. */
 const allows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean => {
   const matches = (resource: string | string[]) =>
-    [resource].flat().some((pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(methodArn));
-  const statements = (result.policyDocument.Statement as Array<{ Effect: string; Action?: string | string[]; Resource?: string | string[] }>)
-    .filter((s) => s.Resource !== undefined && [s.Action ?? []].flat().some((a) => ['execute-api:Invoke', 'execute-api:*', '*'].includes(a)))
+    [resource]
+      .flat()
+      .some((pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(methodArn));
+  const statements = (
+    result.policyDocument.Statement as Array<{
+      Effect: string;
+      Action?: string | string[];
+      Resource?: string | string[];
+    }>
+  )
+    .filter(
+      (s) =>
+        s.Resource !== undefined &&
+        [s.Action ?? []].flat().some((a) => ['execute-api:Invoke', 'execute-api:*', '*'].includes(a)),
+    )
     .map((s) => ({ Effect: s.Effect, Resource: s.Resource! }));
   if (statements.some((s) => s.Effect === 'Deny' && matches(s.Resource))) return false;
   return statements.some((s) => s.Effect === 'Allow' && matches(s.Resource));
@@ -204,9 +234,11 @@ export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex):
   }
   const requestId = randomUUID();
   const message =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 'Request headers are too large'
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'The request was not received in time'
-    : 'Malformed HTTP request';
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'Request headers are too large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'The request was not received in time'
+        : 'Malformed HTTP request';
   const body = JSON.stringify(gatewayErrorBody('DEFAULT_4XX', requestId, message));
   const { status } = gatewayResponses.DEFAULT_4XX;
   socket.end(

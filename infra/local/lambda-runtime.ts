@@ -2,14 +2,15 @@
 // by side, as in an execution environment with AWS_LAMBDA_MAX_CONCURRENCY set:
 // Powertools then keeps each invocation's log keys and metrics in the InvokeStore,
 // so concurrent requests never see each other's request id or key id.
-import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
-import type { Context } from 'aws-lambda';
+
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
+import type { Context } from 'aws-lambda';
 import { FUNCTION_TIMEOUT_SECONDS } from '../stages.ts';
 
-export class FunctionTimeoutError extends Error {}
+class FunctionTimeoutError extends Error {}
 
 export interface LocalFunction<E, R> {
   readonly name: string;
@@ -55,7 +56,10 @@ export const loadFunction = async <E, R>(
       const context = lambdaContext(name, Date.now() + timeoutMs);
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new FunctionTimeoutError(`${name} timed out after ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new FunctionTimeoutError(`${name} timed out after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       });
       const run = store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () =>
         module.handler(event, context),

@@ -1,6 +1,6 @@
 // Matching a request to a route of the route table as API Gateway does: the local stage's
 // gateway and the in-process test harness use it; deployed, API Gateway itself matches.
-import { resourcePath, type Route, routes } from '../../shared/api/routes.ts';
+import { type Route, resourcePath, routes } from '../../shared/api/routes.ts';
 
 export interface RouteMatch {
   route: Route;

@@ -2,8 +2,7 @@
 // whose data survives restarts. Every knob is an environment variable (README).
 import { Config } from './config.ts';
 import { DataDirInUseError } from './data-dir.ts';
-import { STAGE, startLocalStage, type LocalStage } from './stage.ts';
-
+import { type LocalStage, STAGE, startLocalStage } from './stage.ts';
 
 const fail = (message: string): never => {
   console.error(`npm start: ${message}`);
@@ -32,7 +31,10 @@ try {
   fail(`cannot start: ${reason}`);
 }
 const { baseUrl, key, keyRecord, dataDir } = stage!;
-if (keyRecord.revokedAt) console.warn(`warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`);
+if (keyRecord.revokedAt)
+  console.warn(
+    `warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`,
+  );
 console.log(
   [
     `Pet Store API (stage ${STAGE}) listening at ${baseUrl}`,

@@ -3,9 +3,10 @@
 // benchmarks start one in-process.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { API_VERSION_PATH, AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
+import type { KeyRecord } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
-import { createKeysRepository, type KeyRecord } from '../../shared/dynamodb/keys-repository.ts';
-import { AUTHORIZER_ENTRY, API_VERSION_PATH, routes } from '../../shared/api/routes.ts';
+import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS } from './config.ts';
@@ -16,7 +17,6 @@ import { answerClientError, createGateway, type GatewayOptions } from './gateway
 import { loadFunction, prepareRuntime } from './lambda-runtime.ts';
 
 export const STAGE = 'local';
-
 
 export interface LocalStageOptions {
   port: number;
@@ -60,14 +60,15 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     }),
   );
 
-
   const keys = createKeysRepository(createDocumentClient(), keysTable.name);
   const key = options.apiKey ?? (await keys.create(`npm start ${new Date().toISOString()}`)).key;
   const keyRecord = await keys.register(key, 'PETSTORE_API_KEY');
 
   await prepareRuntime();
   const functions = Object.fromEntries(
-    await Promise.all(routes.map(async (r) => [r.operationId, await loadFunction(`petstore-${STAGE}-${r.operationId}`, r.entry)])),
+    await Promise.all(
+      routes.map(async (r) => [r.operationId, await loadFunction(`petstore-${STAGE}-${r.operationId}`, r.entry)]),
+    ),
   ) as GatewayOptions['functions'];
   const server = createServer(
     createGateway({

@@ -6,7 +6,11 @@ export interface Throttle {
   tryTake(): boolean;
 }
 
-export const createThrottle = (rate: number, burst: number, now: () => number = performance.now.bind(performance)): Throttle => {
+export const createThrottle = (
+  rate: number,
+  burst: number,
+  now: () => number = performance.now.bind(performance),
+): Throttle => {
   let tokens = burst;
   let refilledAt = now();
   return {

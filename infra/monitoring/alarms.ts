@@ -5,10 +5,10 @@ import { Duration } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
-  MathExpression,
-  TreatMissingData,
   type IMetric,
+  MathExpression,
   type Metric,
+  TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
@@ -20,18 +20,27 @@ import type { MonitoringProps } from './props.ts';
 
 /** What each kind of alarm means; docs/runbook.md has a section per kind. */
 export const ALARM_KINDS = {
-  Api5xxRate: 'The API answered too many requests with a 5XX (our fault, DynamoDB unavailable, authorizer failure or timeout).',
+  Api5xxRate:
+    'The API answered too many requests with a 5XX (our fault, DynamoDB unavailable, authorizer failure or timeout).',
   ApiLatencyP99: 'The slowest 1 % of requests took longer than the threshold, end to end at API Gateway.',
-  LambdaErrors: 'Invocations of the function failed: it crashed, timed out or ran out of memory (handled errors are responses, not failures).',
+  LambdaErrors:
+    'Invocations of the function failed: it crashed, timed out or ran out of memory (handled errors are responses, not failures).',
   LambdaThrottles: 'Lambda refused invocations of the function: concurrency is exhausted.',
-  AuthorizerErrors: 'API Gateway answered 503 because the authorizer failed (not because it refused a key): no caller gets in.',
+  AuthorizerErrors:
+    'API Gateway answered 503 because the authorizer failed (not because it refused a key): no caller gets in.',
   DynamoDBThrottledRequests: 'DynamoDB throttled requests to the table.',
   DynamoDBSystemErrors: 'DynamoDB failed requests to the table on its side (HTTP 500).',
 } as const;
 export type AlarmKind = keyof typeof ALARM_KINDS;
 
 /** The data-plane calls the functions and the key tool make (their ThrottledRequests and SystemErrors). */
-export const DYNAMODB_OPERATIONS = [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.QUERY, Operation.SCAN];
+export const DYNAMODB_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.QUERY,
+  Operation.SCAN,
+];
 
 interface AlarmDefinition {
   kind: AlarmKind;
@@ -44,7 +53,12 @@ interface AlarmDefinition {
   whyNoDataIsOk: string;
 }
 
-export const createAlarms = (scope: Construct, props: MonitoringProps, topic: ITopic, authorizerErrors: Metric): Alarm[] => {
+export const createAlarms = (
+  scope: Construct,
+  props: MonitoringProps,
+  topic: ITopic,
+  authorizerErrors: Metric,
+): Alarm[] => {
   const { stage, alarms: settings, apiStage, functions, tables } = props;
   const period = Duration.minutes(settings.periodMinutes);
   const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
@@ -75,22 +89,26 @@ export const createAlarms = (scope: Construct, props: MonitoringProps, topic: IT
     },
     // Not the authorizer: a refused key is a thrown "Unauthorized", which Lambda counts as
     // an error. Its faults are AuthorizerErrors, read from the access log.
-    ...routes.map(({ operationId }): AlarmDefinition => ({
-      kind: 'LambdaErrors',
-      subject: operationId,
-      metric: functions[operationId].function.metricErrors({ statistic: 'Sum', period }),
-      threshold: settings.lambdaErrors,
-      comparison: atLeast,
-      whyNoDataIsOk: 'no invocations, so no failed ones',
-    })),
-    ...Object.entries(functions).map(([name, { function: fn }]): AlarmDefinition => ({
-      kind: 'LambdaThrottles',
-      subject: name,
-      metric: fn.metricThrottles({ statistic: 'Sum', period }),
-      threshold: settings.lambdaThrottles,
-      comparison: atLeast,
-      whyNoDataIsOk: 'no invocations, so none refused',
-    })),
+    ...routes.map(
+      ({ operationId }): AlarmDefinition => ({
+        kind: 'LambdaErrors',
+        subject: operationId,
+        metric: functions[operationId].function.metricErrors({ statistic: 'Sum', period }),
+        threshold: settings.lambdaErrors,
+        comparison: atLeast,
+        whyNoDataIsOk: 'no invocations, so no failed ones',
+      }),
+    ),
+    ...Object.entries(functions).map(
+      ([name, { function: fn }]): AlarmDefinition => ({
+        kind: 'LambdaThrottles',
+        subject: name,
+        metric: fn.metricThrottles({ statistic: 'Sum', period }),
+        threshold: settings.lambdaThrottles,
+        comparison: atLeast,
+        whyNoDataIsOk: 'no invocations, so none refused',
+      }),
+    ),
     {
       kind: 'AuthorizerErrors',
       metric: authorizerErrors.with({ period }),

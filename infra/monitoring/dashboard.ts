@@ -3,47 +3,65 @@
 // tables and the callers of deprecated operations.
 import { Duration } from 'aws-cdk-lib';
 import {
+  type Alarm,
   AlarmStatusWidget,
   Dashboard,
   GraphWidget,
-  MathExpression,
-  Stats,
-  TextWidget,
-  type Alarm,
   type IMetric,
   type IWidget,
+  MathExpression,
   type Metric,
+  Stats,
+  TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
-import { AUTH_FAILURE_REASONS, METRICS, metricsNamespace, SERVICE_NAME, STATUS_CLASSES } from '../../shared/observability/metric-names.ts';
-import { routes, type OperationId } from '../../shared/api/routes.ts';
+import { type OperationId, routes } from '../../shared/api/routes.ts';
+import {
+  AUTH_FAILURE_REASONS,
+  METRICS,
+  metricsNamespace,
+  SERVICE_NAME,
+  STATUS_CLASSES,
+} from '../../shared/observability/metric-names.ts';
 import { stackName } from '../stages.ts';
+import { ALARM_KINDS, DYNAMODB_OPERATIONS } from './alarms.ts';
 import { emfMetric } from './metrics.ts';
 import type { MonitoringProps } from './props.ts';
-import { ALARM_KINDS, DYNAMODB_OPERATIONS } from './alarms.ts';
 
 const WIDTH = 6;
 const HEIGHT = 6;
 const graph = (title: string, left: IMetric[], options: { stacked?: boolean; right?: IMetric[] } = {}) =>
   new GraphWidget({ title, left, width: WIDTH, height: HEIGHT, ...options });
 
-export const createDashboard = (scope: Construct, props: MonitoringProps, alarms: Alarm[], authorizerErrors: Metric): Dashboard => {
+export const createDashboard = (
+  scope: Construct,
+  props: MonitoringProps,
+  alarms: Alarm[],
+  authorizerErrors: Metric,
+): Dashboard => {
   const { stage, apiStage, functions, tables } = props;
   const name = stackName(stage);
   const sum = { statistic: Stats.SUM };
 
   const operationRow = (operation: OperationId): IWidget[] => {
     const requests = Object.fromEntries(
-      STATUS_CLASSES.map((statusClass) => [`r${statusClass}`, emfMetric(stage, 'requests', { operation, statusClass }, { ...sum, label: statusClass })]),
+      STATUS_CLASSES.map((statusClass) => [
+        `r${statusClass}`,
+        emfMetric(stage, 'requests', { operation, statusClass }, { ...sum, label: statusClass }),
+      ]),
     );
     const { function: fn } = functions[operation];
     return [
       graph(`${operation}: traffic (requests)`, [
-        new MathExpression({ expression: `SUM([${Object.keys(requests).join(', ')}])`, usingMetrics: requests, label: 'requests' }),
+        new MathExpression({
+          expression: `SUM([${Object.keys(requests).join(', ')}])`,
+          usingMetrics: requests,
+          label: 'requests',
+        }),
       ]),
       graph(`${operation}: errors by class`, [
-        requests['r4xx']!,
-        requests['r5xx']!,
+        requests.r4xx!,
+        requests.r5xx!,
         emfMetric(stage, 'validationFailures', { operation }, { ...sum, label: 'validation failures (400)' }),
         emfMetric(stage, 'dynamodbFaults', { operation }, { ...sum, label: 'DynamoDB faults (503)' }),
         fn.metricErrors({ ...sum, label: 'Lambda errors' }),
@@ -55,8 +73,13 @@ export const createDashboard = (scope: Construct, props: MonitoringProps, alarms
       ]),
       graph(
         `${operation}: saturation`,
-        [fn.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, label: 'concurrency (max)' }), fn.metricThrottles({ ...sum, label: 'throttles' })],
-        { right: [emfMetric(stage, 'coldStart', { function_name: fn.functionName }, { ...sum, label: 'cold starts' })] },
+        [
+          fn.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, label: 'concurrency (max)' }),
+          fn.metricThrottles({ ...sum, label: 'throttles' }),
+        ],
+        {
+          right: [emfMetric(stage, 'coldStart', { function_name: fn.functionName }, { ...sum, label: 'cold starts' })],
+        },
       ),
     ];
   };
@@ -91,35 +114,45 @@ export const createDashboard = (scope: Construct, props: MonitoringProps, alarms
   dashboard.addWidgets(new AlarmStatusWidget({ title: 'alarms', alarms, width: 24, height: 4 }));
   dashboard.addWidgets(
     graph('API: traffic', [apiStage.metricCount({ ...sum, label: 'requests' })]),
-    graph('API: errors by class', [apiStage.metricClientError({ ...sum, label: '4XX' }), apiStage.metricServerError({ ...sum, label: '5XX' })]),
+    graph('API: errors by class', [
+      apiStage.metricClientError({ ...sum, label: '4XX' }),
+      apiStage.metricServerError({ ...sum, label: '5XX' }),
+    ]),
     graph('API: latency (ms)', [
       apiStage.metricLatency({ statistic: Stats.percentile(50), label: 'p50' }),
       apiStage.metricLatency({ statistic: Stats.percentile(99), label: 'p99' }),
       apiStage.metricIntegrationLatency({ statistic: Stats.percentile(99), label: 'integration p99' }),
     ]),
-    graph('authorizer', [
-      ...AUTH_FAILURE_REASONS.map((reason) => emfMetric(stage, 'authFailures', { reason }, { ...sum, label: `refused: ${reason}` })),
-      authorizerErrors.with({ label: 'authorizer failures (503)' }),
-      authorizer.metricThrottles({ ...sum, label: 'throttles' }),
-    ], { right: [authorizer.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, label: 'concurrency (max)' })] }),
+    graph(
+      'authorizer',
+      [
+        ...AUTH_FAILURE_REASONS.map((reason) =>
+          emfMetric(stage, 'authFailures', { reason }, { ...sum, label: `refused: ${reason}` }),
+        ),
+        authorizerErrors.with({ label: 'authorizer failures (503)' }),
+        authorizer.metricThrottles({ ...sum, label: 'throttles' }),
+      ],
+      { right: [authorizer.metric('ConcurrentExecutions', { statistic: Stats.MAXIMUM, label: 'concurrency (max)' })] },
+    ),
   );
   for (const { operationId } of routes) dashboard.addWidgets(...operationRow(operationId));
   dashboard.addWidgets(...tableWidgets);
   dashboard.addWidgets(
-    ...deprecated.map((operation) =>
-      new GraphWidget({
-        title: `${operation} (deprecated): calls by key id`,
-        // Key ids are not known in advance: every series of the metric, whatever the key.
-        left: [
-          new MathExpression({
-            expression: `SEARCH('{${metricsNamespace(stage)},service,operation,keyId} MetricName="${METRICS.deprecatedCalls.name}" service="${SERVICE_NAME}" operation="${operation}"', 'Sum', 3600)`,
-            label: '',
-            period: Duration.hours(1),
-          }),
-        ],
-        width: 12,
-        height: HEIGHT,
-      }),
+    ...deprecated.map(
+      (operation) =>
+        new GraphWidget({
+          title: `${operation} (deprecated): calls by key id`,
+          // Key ids are not known in advance: every series of the metric, whatever the key.
+          left: [
+            new MathExpression({
+              expression: `SEARCH('{${metricsNamespace(stage)},service,operation,keyId} MetricName="${METRICS.deprecatedCalls.name}" service="${SERVICE_NAME}" operation="${operation}"', 'Sum', 3600)`,
+              label: '',
+              period: Duration.hours(1),
+            }),
+          ],
+          width: 12,
+          height: HEIGHT,
+        }),
     ),
   );
   return dashboard;

@@ -1,7 +1,15 @@
 // CloudWatch metrics of what the functions emit, named and dimensioned from the same
 // definitions the functions record them with (shared/observability/metric-names.ts).
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
-import { AUTHORIZER_ERRORS_METRIC, assertDimensions, METRICS, metricsNamespace, SERVICE_NAME, type MetricDimension, type MetricKey } from '../../shared/observability/metric-names.ts';
+import {
+  AUTHORIZER_ERRORS_METRIC,
+  assertDimensions,
+  METRICS,
+  type MetricDimension,
+  type MetricKey,
+  metricsNamespace,
+  SERVICE_NAME,
+} from '../../shared/observability/metric-names.ts';
 
 /** A function's EMF metric: exactly its declared dimensions, plus Powertools' `service`. */
 export const emfMetric = (
@@ -22,4 +30,9 @@ export const emfMetric = (
 
 /** Counted by a metric filter on the access log (see AUTHORIZER_ERRORS_METRIC). */
 export const authorizerErrorsMetric = (stage: string, options: MetricOptions = {}): Metric =>
-  new Metric({ namespace: metricsNamespace(stage), metricName: AUTHORIZER_ERRORS_METRIC, statistic: 'Sum', ...options });
+  new Metric({
+    namespace: metricsNamespace(stage),
+    metricName: AUTHORIZER_ERRORS_METRIC,
+    statistic: 'Sum',
+    ...options,
+  });

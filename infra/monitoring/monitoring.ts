@@ -6,15 +6,19 @@ import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnQueryDefinition, FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { AUTHORIZER_ERRORS_METRIC, AUTHORIZER_ERROR_RESPONSE_TYPES, metricsNamespace } from '../../shared/observability/metric-names.ts';
-import { accessLogFields } from '../access-log.ts';
+import {
+  AUTHORIZER_ERROR_RESPONSE_TYPES,
+  AUTHORIZER_ERRORS_METRIC,
+  metricsNamespace,
+} from '../../shared/observability/metric-names.ts';
+import type { accessLogFields } from '../access-log.ts';
 import { stackName } from '../stages.ts';
-import { createAlarms } from './alarms.ts';
 import { AlarmTopic } from './alarm-topic.ts';
+import { createAlarms } from './alarms.ts';
 import { createDashboard } from './dashboard.ts';
 import { authorizerErrorsMetric } from './metrics.ts';
 import type { MonitoringProps } from './props.ts';
-import { savedQueries, type LogSource } from './queries.ts';
+import { type LogSource, savedQueries } from './queries.ts';
 
 /** The access-log field that names API Gateway's own error response (infra/access-log.ts). */
 const ERROR_RESPONSE_TYPE: keyof typeof accessLogFields = 'errorResponseType';
@@ -36,7 +40,9 @@ export class Monitoring extends Construct {
       logGroup: accessLogGroup,
       filterName: `${name}-${AUTHORIZER_ERRORS_METRIC}`,
       filterPattern: FilterPattern.any(
-        ...AUTHORIZER_ERROR_RESPONSE_TYPES.map((type) => FilterPattern.stringValue(`$.${ERROR_RESPONSE_TYPE}`, '=', type)),
+        ...AUTHORIZER_ERROR_RESPONSE_TYPES.map((type) =>
+          FilterPattern.stringValue(`$.${ERROR_RESPONSE_TYPE}`, '=', type),
+        ),
       ),
       metricNamespace: metricsNamespace(stage),
       metricName: AUTHORIZER_ERRORS_METRIC,

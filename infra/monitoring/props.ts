@@ -8,7 +8,7 @@ import type { OperationId } from '../../shared/api/routes.ts';
 import type { DeployedStage } from '../stages.ts';
 import type { AlarmSettings } from './alarm-settings.ts';
 
-export interface MonitoredFunction {
+interface MonitoredFunction {
   readonly function: IFunction;
   /** The group the function writes to (its summary lines, errors and EMF metrics). */
   readonly logGroup: ILogGroup;

@@ -2,8 +2,9 @@
 // (no CDK): the monitoring construct turns each into an AWS::Logs::QueryDefinition on
 // the log groups of its sources, and a test runs the local server and checks that every
 // field each query reads is present in the real lines of those sources.
+
+import { type OperationId, routes } from '../../shared/api/routes.ts';
 import { LOG_FIELDS as F, REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
-import { routes, type OperationId } from '../../shared/api/routes.ts';
 import { accessLogFields } from '../access-log.ts';
 
 /** A log group of the stage: the API's access log, or a function's log group. */
@@ -25,7 +26,7 @@ const operations = routes.map((route) => route.operationId);
 const deprecatedOperations = routes.filter((route) => route.deprecation).map((route) => route.operationId);
 
 /** Saved queries cannot take parameters: on-call replaces this before running. */
-export const REQUEST_ID_PLACEHOLDER = 'PASTE-THE-REQUEST-ID-HERE';
+const REQUEST_ID_PLACEHOLDER = 'PASTE-THE-REQUEST-ID-HERE';
 
 const lines = (...parts: string[]) => parts.join('\n| ');
 
@@ -90,11 +91,7 @@ export const savedQueries: readonly SavedQuery[] = [
     // Who is sending the traffic: before throttling the stage or revoking a key.
     name: 'requests-by-key',
     sources: ['accessLog'],
-    queryString: lines(
-      `stats count(*) as requests by ${A.keyId}, ${A.sourceIp}`,
-      'sort requests desc',
-      'limit 50',
-    ),
+    queryString: lines(`stats count(*) as requests by ${A.keyId}, ${A.sourceIp}`, 'sort requests desc', 'limit 50'),
   },
   {
     // Every refused key is a 401 (gateway responses); the TOKEN authorizer never sees the IP.
@@ -109,7 +106,25 @@ export const savedQueries: readonly SavedQuery[] = [
   },
 ];
 
-const KEYWORDS = new Set(['fields', 'filter', 'stats', 'sort', 'limit', 'display', 'parse', 'dedup', 'by', 'as', 'and', 'or', 'not', 'in', 'like', 'asc', 'desc']);
+const KEYWORDS = new Set([
+  'fields',
+  'filter',
+  'stats',
+  'sort',
+  'limit',
+  'display',
+  'parse',
+  'dedup',
+  'by',
+  'as',
+  'and',
+  'or',
+  'not',
+  'in',
+  'like',
+  'asc',
+  'desc',
+]);
 
 /**
  * The log fields a query reads: its identifiers less keywords, functions, aliases it

@@ -1,5 +1,10 @@
-// The route table: the CDK API, the local server and the OpenAPI document are all
-// generated from it, so a route exists everywhere or nowhere.
+// shared/api — the HTTP contract as data: the route table (this file), the zod schemas
+// of every shape (schemas.ts), the typed errors and their fixed texts (errors.ts), and
+// the errors API Gateway answers by itself (gateway-responses.ts). It imports only zod:
+// the CDK app, the local emulator, the OpenAPI generator and the functions all read it.
+//
+// The route table: the CDK API, the local server, the OpenAPI document and the typed
+// client are all generated from it, so a route exists everywhere or nowhere.
 
 export const API_VERSION_PATH = '/v1';
 
@@ -27,7 +32,13 @@ export interface Deprecation {
 
 export const routes: readonly Route[] = [
   { operationId: 'listPets', method: 'GET', path: '/pets', entry: 'functions/list-pets.ts', summary: 'List animals' },
-  { operationId: 'createPet', method: 'POST', path: '/pets', entry: 'functions/create-pet.ts', summary: 'Add an animal' },
+  {
+    operationId: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    entry: 'functions/create-pet.ts',
+    summary: 'Add an animal',
+  },
   {
     operationId: 'getPet',
     method: 'GET',

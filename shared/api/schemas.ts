@@ -7,9 +7,9 @@ import * as z from 'zod';
 /** Ids and category ids stay within 2^53−1 so that every JSON client reads them exactly. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const NAME_MAX_LENGTH = 200;
-export const LIMIT_MIN = 1;
+const LIMIT_MIN = 1;
 export const LIMIT_MAX = 100;
-export const LIMIT_DEFAULT = 20;
+const LIMIT_DEFAULT = 20;
 
 /** zod's error option: "is required" when the field is absent, else the rule it breaks. */
 const rule = (message: string) => ({
@@ -30,7 +30,11 @@ const Name = z
   .string(rule(nameMessage))
   .trim()
   .refine((name) => name.length > 0 && [...name].length <= NAME_MAX_LENGTH, nameMessage)
-  .meta({ description: "The animal's name; white space around it is trimmed.", minLength: 1, maxLength: NAME_MAX_LENGTH });
+  .meta({
+    description: "The animal's name; white space around it is trimmed.",
+    minLength: 1,
+    maxLength: NAME_MAX_LENGTH,
+  });
 
 export const NewPet = z
   .strictObject({
@@ -63,7 +67,12 @@ export const ListPetsQuery = z.object({
     .refine((limit) => limit >= LIMIT_MIN && limit <= LIMIT_MAX, limitMessage)
     .default(LIMIT_DEFAULT)
     // What clients see in the document: the wire form is a string, the meaning an integer.
-    .meta({ description: `Maximum number of animals returned; ${LIMIT_DEFAULT} when omitted.`, type: 'integer', minimum: LIMIT_MIN, maximum: LIMIT_MAX }),
+    .meta({
+      description: `Maximum number of animals returned; ${LIMIT_DEFAULT} when omitted.`,
+      type: 'integer',
+      minimum: LIMIT_MIN,
+      maximum: LIMIT_MAX,
+    }),
   status: PetStatus.optional().meta({ description: 'Only animals with this status.' }),
   cursor: z
     .string()

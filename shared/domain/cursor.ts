@@ -10,7 +10,7 @@ const Position = z.strictObject({
   after: z.int().min(1).max(MAX_ID),
   status: PetStatus.nullable(),
 });
-export type Position = z.infer<typeof Position>;
+type Position = z.infer<typeof Position>;
 
 const MAC_BYTES = 16;
 

@@ -8,7 +8,7 @@
 // is what "ordered by id" in the listing means to a reader.
 import { MAX_ID } from '../api/schemas.ts';
 
-export const ID_BLOCK_SIZE = 100;
+const ID_BLOCK_SIZE = 100;
 
 /** Atomically adds `size` to the counter and returns its new value: the block's last id. */
 export type ReserveBlock = (size: number) => Promise<number>;

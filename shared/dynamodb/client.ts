@@ -1,3 +1,8 @@
+// shared/dynamodb — DynamoDB access: the client with its time budget (this file), the
+// table definitions that the CDK stack and the local tables are both built from
+// (tables.ts), and the repositories that implement shared/domain's ports. It imports
+// shared/api and shared/domain, nothing of Lambda, CDK or the emulator.
+//
 // One DynamoDB client per container, with a time budget: a slow or throttling
 // DynamoDB must become a 503 well inside the functions' 10 s timeout, never a hang.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -33,7 +38,9 @@ export const REQUEST_TIMEOUT_ENV = 'DYNAMODB_REQUEST_TIMEOUT_MS';
 
 const budgetFromEnvironment = (): TimeBudget => {
   const requestTimeoutMs = Number(process.env[REQUEST_TIMEOUT_ENV]);
-  return Number.isInteger(requestTimeoutMs) && requestTimeoutMs > 0 ? { ...DYNAMODB_TIME_BUDGET, requestTimeoutMs } : DYNAMODB_TIME_BUDGET;
+  return Number.isInteger(requestTimeoutMs) && requestTimeoutMs > 0
+    ? { ...DYNAMODB_TIME_BUDGET, requestTimeoutMs }
+    : DYNAMODB_TIME_BUDGET;
 };
 
 export const createDocumentClient = (budget = DYNAMODB_TIME_BUDGET): DynamoDBDocumentClient =>
@@ -65,7 +72,7 @@ const UNAVAILABLE_ERRORS = new Set([
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** True when DynamoDB is throttling, failing on its side, or out of reach: worth a retry later. */
-export const isUnavailable = (error: unknown): boolean => {
+const isUnavailable = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   const { code, $metadata } = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
   return (

@@ -1,28 +1,11 @@
 // The keys table: the authorizer's one lookup, and the key tool's create/list/revoke.
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { withAvailability } from './client.ts';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { generateKey, generateKeyId, hashKey } from '../domain/api-keys.ts';
+import type { KeyRecord, KeysRepository } from '../domain/stores.ts';
+import { withAvailability } from './client.ts';
 
-export interface KeyRecord {
-  keyId: string;
-  label: string;
-  createdAt: string;
-  revokedAt?: string;
-}
 interface KeyItem extends KeyRecord {
   keyHash: string;
-}
-
-export interface KeysRepository {
-  /** The key's id and whether it was revoked; undefined when no such key was ever issued. */
-  lookup(key: string): Promise<{ keyId: string; revoked: boolean } | undefined>;
-  /** Issues a new key: the only time the key itself is ever seen. */
-  create(label: string): Promise<KeyRecord & { key: string }>;
-  /** Registers a key chosen elsewhere (PETSTORE_API_KEY); keeps the record if it exists. */
-  register(key: string, label: string): Promise<KeyRecord>;
-  list(): Promise<KeyRecord[]>;
-  /** Revokes by key id; false when no such key exists. Revoking twice keeps the first time. */
-  revoke(keyId: string): Promise<boolean>;
 }
 
 const toRecord = ({ keyHash: _hash, ...record }: KeyItem): KeyRecord => record;

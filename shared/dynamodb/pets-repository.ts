@@ -1,35 +1,20 @@
 // All DynamoDB access for animals. Items hold exactly the four Animal fields.
+
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   ScanCommand,
   UpdateCommand,
-  type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Pet, PetStatus } from '../api/schemas.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
-import { withAvailability } from './client.ts';
 import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
-import type { NewPet, Pet, PetStatus } from '../api/schemas.ts';
+import type { PetsRepository } from '../domain/stores.ts';
+import { withAvailability } from './client.ts';
 import { STATUS_INDEX } from './tables.ts';
-
-export interface ListRequest {
-  limit: number;
-  status?: PetStatus | undefined;
-  cursor?: string | undefined;
-}
-export interface ListPage {
-  pets: Pet[];
-  /** Present when more animals match: the cursor of the next page. */
-  nextCursor?: string;
-}
-
-export interface PetsRepository {
-  create(newPet: NewPet): Promise<Pet>;
-  get(id: number): Promise<Pet | undefined>;
-  list(request: ListRequest): Promise<ListPage>;
-}
 
 export interface PetsRepositoryOptions {
   client: DynamoDBDocumentClient;
@@ -52,7 +37,8 @@ export const putNewPet = (tableName: string, pet: Pet): PutCommand =>
   new PutCommand({
     TableName: tableName,
     Item: pet,
-    ConditionExpression: 'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
+    ConditionExpression:
+      'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
     ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
     ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
   });

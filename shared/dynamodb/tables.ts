@@ -1,12 +1,12 @@
 // The tables, defined once: infra/ turns these into TableV2 resources and the local
 // server into CreateTable calls, so the two can never disagree.
 
-export type AttributeType = 'S' | 'N';
+type AttributeType = 'S' | 'N';
 export interface KeyAttribute {
   readonly name: string;
   readonly type: AttributeType;
 }
-export interface IndexDefinition {
+interface IndexDefinition {
   readonly indexName: string;
   readonly partitionKey: KeyAttribute;
   readonly sortKey?: KeyAttribute;

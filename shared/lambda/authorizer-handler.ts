@@ -41,7 +41,13 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
     onError: ({ event, error, internal }) => {
       const latencyMs = latencyOf(internal);
       if (error instanceof KeyRefused) {
-        logAuthorizerSummary({ outcome: 'deny', reason: error.reason, keyId: error.keyId, latencyMs, methodArn: event.methodArn });
+        logAuthorizerSummary({
+          outcome: 'deny',
+          reason: error.reason,
+          keyId: error.keyId,
+          latencyMs,
+          methodArn: event.methodArn,
+        });
         recordMetric('authFailures', { reason: error.reason });
         return;
       }

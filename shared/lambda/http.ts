@@ -4,14 +4,18 @@ import type { z } from 'zod';
 import { BadRequestError, UnsupportedMediaTypeError, validationError } from '../api/errors.ts';
 import { API_VERSION_PATH } from '../api/routes.ts';
 
-export const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
+export const json = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult => ({
   statusCode,
   headers: { 'Content-Type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });
 
 /** A request header by name, in any case (API Gateway keeps the client's spelling). */
-export const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
+const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(event.headers ?? {})) {
     if (key.toLowerCase() === wanted) return value ?? undefined;
@@ -38,7 +42,9 @@ export const parseQuery = <S extends z.ZodType>(event: APIGatewayProxyEvent, sch
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (!values?.length) continue;
     if (values.length > 1) {
-      throw new BadRequestError(`${name} must be given at most once`, [{ field: name, message: 'must be given at most once' }]);
+      throw new BadRequestError(`${name} must be given at most once`, [
+        { field: name, message: 'must be given at most once' },
+      ]);
     }
     single[name] = values[0]!;
   }
@@ -65,7 +71,9 @@ export const parseJsonBody = <S extends z.ZodType>(event: APIGatewayProxyEvent, 
     throw new BadRequestError('request body must be valid JSON', [{ field: 'body', message: 'must be valid JSON' }]);
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new BadRequestError('request body must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
+    throw new BadRequestError('request body must be a JSON object', [
+      { field: 'body', message: 'must be a JSON object' },
+    ]);
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error, 'body');

@@ -1,3 +1,9 @@
+// shared/lambda — the Lambda adapter: the middy chains every function runs (httpHandler
+// here, authorizerHandler in authorizer-handler.ts), reading proxy events and shaping
+// results (http.ts), and the container's repositories wired from the environment
+// (services.ts). Functions in functions/ import from here and from shared/api. It may
+// import every other room of shared/, and nothing outside shared/.
+//
 // The middy chain every HTTP function runs: context for the logs, one summary line
 // and metrics per request, the contract's Error body for every failure, and the
 // body size limit.
@@ -6,12 +12,12 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { FIXED_MESSAGES, GatewayTimeoutError, HttpError, PayloadTooLargeError } from '../api/errors.ts';
-import { bodyBytes, json, versionRoot } from './http.ts';
+import { type Deprecation, type OperationId, route } from '../api/routes.ts';
+import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
 import { logger, metrics } from '../observability/powertools.ts';
-import { route, type Deprecation, type OperationId } from '../api/routes.ts';
-import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { addInvocationMetrics, elapsedMs, logRequestSummary, recordMetric } from '../observability/telemetry.ts';
+import { bodyBytes, json, versionRoot } from './http.ts';
 
 type Event = APIGatewayProxyEvent;
 type Result = APIGatewayProxyResult;

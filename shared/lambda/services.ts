@@ -1,9 +1,10 @@
 // The container's repositories, built on first use from the environment the stack
 // sets, and reused by every invocation.
-import { createCursorCodec, type CursorCodec } from '../domain/cursor.ts';
+import { type CursorCodec, createCursorCodec } from '../domain/cursor.ts';
+import type { KeysRepository, PetsRepository } from '../domain/stores.ts';
 import { documentClient } from '../dynamodb/client.ts';
-import { createKeysRepository, type KeysRepository } from '../dynamodb/keys-repository.ts';
-import { createPetsRepository, type PetsRepository } from '../dynamodb/pets-repository.ts';
+import { createKeysRepository } from '../dynamodb/keys-repository.ts';
+import { createPetsRepository } from '../dynamodb/pets-repository.ts';
 import { countersTable, keysTable, petsTable, tableName } from '../dynamodb/tables.ts';
 
 const required = (name: string): string => {

@@ -1,9 +1,10 @@
 // The log lines on-call reads, defined once: the functions write them (shared/observability/telemetry.ts)
 // and the saved Logs Insights queries (infra/monitoring/queries.ts) read the same names.
 // A test parses real output and checks every field a query reads is there.
-import type { AuthFailureReason } from './metric-names.ts';
+
 import type { OperationId } from '../api/routes.ts';
 import type { ErrorCode } from '../api/schemas.ts';
+import type { AuthFailureReason } from './metric-names.ts';
 
 /** `message` of the one line each HTTP function writes per request. */
 export const REQUEST_SUMMARY_MESSAGE = 'request';
@@ -23,7 +24,7 @@ export interface RequestSummary {
   requestId: string;
 }
 
-export type AuthorizerOutcome = 'allow' | 'deny' | 'error';
+type AuthorizerOutcome = 'allow' | 'deny' | 'error';
 
 /** A TOKEN authorizer's event has no request id and no source IP: those are in the access log. */
 export interface AuthorizerSummary {

@@ -1,8 +1,19 @@
-// Recording the metrics of shared/observability/metric-names.ts and the summary lines of
-// shared/observability/log-fields.ts, so that every emitter uses the declared names and dimensions.
+// shared/observability — what on-call reads: the container's Powertools Logger and
+// Metrics (powertools.ts), the metric names and dimensions (metric-names.ts) and log
+// fields (log-fields.ts) that the CDK alarms and saved queries read too, and the
+// helpers that write them (this file). metric-names.ts and log-fields.ts are pure data
+// (the CDK app imports them); the rest imports Powertools. Imports only shared/api.
+//
+// Recording the metrics of metric-names.ts and the summary lines of log-fields.ts, so
+// that every emitter uses the declared names and dimensions.
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
-import { AUTHORIZER_SUMMARY_MESSAGE, REQUEST_SUMMARY_MESSAGE, type AuthorizerSummary, type RequestSummary } from './log-fields.ts';
+import {
+  AUTHORIZER_SUMMARY_MESSAGE,
+  type AuthorizerSummary,
+  REQUEST_SUMMARY_MESSAGE,
+  type RequestSummary,
+} from './log-fields.ts';
 import { assertDimensions, METRICS, type MetricDimension, type MetricKey } from './metric-names.ts';
 import { logger, metrics } from './powertools.ts';
 
@@ -37,7 +48,8 @@ export const addInvocationMetrics = (dimensions: Dimensions, values: Partial<Rec
   }
 };
 
-export const logRequestSummary = (summary: RequestSummary): void => logger.info(REQUEST_SUMMARY_MESSAGE, { ...summary });
+export const logRequestSummary = (summary: RequestSummary): void =>
+  logger.info(REQUEST_SUMMARY_MESSAGE, { ...summary });
 
 export const logAuthorizerSummary = (summary: AuthorizerSummary): void =>
   logger.info(AUTHORIZER_SUMMARY_MESSAGE, { ...summary });

@@ -3,9 +3,9 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { accessLogFields } from '../../infra/access-log.ts';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stages.ts';
-import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import { routes } from '../../shared/api/routes.ts';
-import { synthesized, type SynthesizedApp } from './support/synth.ts';
+import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
+import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { apiMethods, render, resource, resourcesOfType } from './support/template.ts';
 
 let app: SynthesizedApp;
@@ -32,7 +32,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
 
   test('has exactly the methods of the route table, each a Lambda proxy to its own function', () => {
     const methods = apiMethods(template());
-    expect(methods.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(routes.map((r) => `${r.method} /v1${r.path}`).sort());
+    expect(methods.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(
+      routes.map((r) => `${r.method} /v1${r.path}`).sort(),
+    );
     for (const route of routes) {
       const method = methods.find((m) => m.httpMethod === route.method && m.path === `/v1${route.path}`)!;
       expect(method.properties.OperationName).toBe(route.operationId);
@@ -61,7 +63,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       IdentityValidationExpression: AUTHORIZATION_PATTERN,
       AuthorizerResultTtlInSeconds: 300,
     });
-    expect(render(properties.AuthorizerUri)).toContain(`/functions/\${${ids().functions.authorizer.function}.Arn}/invocations`);
+    expect(render(properties.AuthorizerUri)).toContain(
+      `/functions/\${${ids().functions.authorizer.function}.Arn}/invocations`,
+    );
   });
 
   test("throttles with the stage's rate and burst; logs errors and metrics, never data; traces with X-Ray", () => {
@@ -105,7 +109,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
 
   test("leaves the account's API Gateway CloudWatch role alone", () => {
     expect(resourcesOfType(template(), 'AWS::ApiGateway::Account')).toEqual([]);
-    const roles = resourcesOfType(template(), 'AWS::IAM::Role').map(([, role]) => role.Properties!.AssumeRolePolicyDocument);
+    const roles = resourcesOfType(template(), 'AWS::IAM::Role').map(
+      ([, role]) => role.Properties!.AssumeRolePolicyDocument,
+    );
     expect(JSON.stringify(roles)).not.toContain('apigateway.amazonaws.com');
   });
 
@@ -113,7 +119,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     const { Outputs } = template();
     expect(Object.keys(Outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
     expect(render(Outputs[STACK_OUTPUTS.baseUrl]!.Value)).toMatch(
-      new RegExp(`^https://\\$\\{${ids().restApi}\\}\\.execute-api\\.eu-west-1\\.\\$\\{AWS::URLSuffix\\}/\\$\\{${ids().apiStage}\\}/v1$`),
+      new RegExp(
+        `^https://\\$\\{${ids().restApi}\\}\\.execute-api\\.eu-west-1\\.\\$\\{AWS::URLSuffix\\}/\\$\\{${ids().apiStage}\\}/v1$`,
+      ),
     );
   });
 });

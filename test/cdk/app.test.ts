@@ -2,8 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS, DEPLOYED_STAGES, stageSettings, stackName } from '../../infra/stages.ts';
-import { REPOSITORY_ROOT, synthesized, TEST_ENV, type SynthesizedApp } from './support/synth.ts';
+import {
+  DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
+  DEPLOYED_STAGES,
+  stackName,
+  stageSettings,
+} from '../../infra/stages.ts';
+import { REPOSITORY_ROOT, type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';
 
 let app: SynthesizedApp;
 beforeAll(async () => {
@@ -23,7 +28,9 @@ test('the app has exactly the stacks PetStore-staging and PetStore-production', 
 
 test("each stack deploys to the CLI's account and region (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION)", () => {
   for (const stage of DEPLOYED_STAGES) {
-    expect(app.manifest().artifacts[stackName(stage)]!.environment).toBe(`aws://${TEST_ENV.account}/${TEST_ENV.region}`);
+    expect(app.manifest().artifacts[stackName(stage)]!.environment).toBe(
+      `aws://${TEST_ENV.account}/${TEST_ENV.region}`,
+    );
   }
 });
 
@@ -56,11 +63,19 @@ describe('stage settings', () => {
   });
 
   test('production keeps its data: retain, point-in-time recovery, deletion protection', () => {
-    expect(stageSettings.production).toMatchObject({ removalPolicy: 'retain', pointInTimeRecovery: true, deletionProtection: true });
+    expect(stageSettings.production).toMatchObject({
+      removalPolicy: 'retain',
+      pointInTimeRecovery: true,
+      deletionProtection: true,
+    });
   });
 
   test('staging can be destroyed', () => {
-    expect(stageSettings.staging).toMatchObject({ removalPolicy: 'destroy', deletionProtection: false, terminationProtection: false });
+    expect(stageSettings.staging).toMatchObject({
+      removalPolicy: 'destroy',
+      deletionProtection: false,
+      terminationProtection: false,
+    });
   });
 
   test('each entry is the settings of the stage it is filed under', () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
-import { synthesized, type SynthesizedApp } from './support/synth.ts';
+import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { resource } from './support/template.ts';
 
 let app: SynthesizedApp;
@@ -22,14 +22,21 @@ beforeAll(async () => {
 afterAll(() => dynamodb?.close());
 
 const getPetBundle = () => {
-  const key = resource(app.template('staging'), app.index.staging.functions.getPet.function).Properties!.Code.S3Key as string;
+  const key = resource(app.template('staging'), app.index.staging.functions.getPet.function).Properties!.Code
+    .S3Key as string;
   return join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
 };
 
 test('the bundle holds the environment credential provider and none of the rest of the chain', () => {
   const { sources } = JSON.parse(readFileSync(join(getPetBundle(), 'index.mjs.map'), 'utf8')) as { sources: string[] };
   expect(sources.some((s) => s.includes('/credential-provider-env/'))).toBe(true);
-  for (const provider of ['credential-provider-node', 'credential-provider-sso', 'credential-provider-ini', 'credential-provider-imds', 'nested-clients']) {
+  for (const provider of [
+    'credential-provider-node',
+    'credential-provider-sso',
+    'credential-provider-ini',
+    'credential-provider-imds',
+    'nested-clients',
+  ]) {
     expect(sources.filter((s) => s.includes(`/${provider}/`))).toEqual([]);
   }
 });
@@ -48,19 +55,21 @@ test('a bundle signs its DynamoDB call with the credentials in the environment, 
   // Asynchronously: dynalite answers from this very process.
   const run = async (credentials: Record<string, string>) =>
     JSON.parse(
-      (await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, join(outside, 'getPet')], {
-        cwd: outside,
-        encoding: 'utf8',
-        env: {
-          PATH: process.env.PATH,
-          AWS_REGION: LOCAL_AWS_ENV.AWS_REGION,
-          AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-          POWERTOOLS_LOG_LEVEL: 'SILENT',
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
-          ...credentials,
-        },
-      })).stdout
+      (
+        await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, join(outside, 'getPet')], {
+          cwd: outside,
+          encoding: 'utf8',
+          env: {
+            PATH: process.env.PATH,
+            AWS_REGION: LOCAL_AWS_ENV.AWS_REGION,
+            AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+            POWERTOOLS_LOG_LEVEL: 'SILENT',
+            POWERTOOLS_METRICS_DISABLED: 'true',
+            ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
+            ...credentials,
+          },
+        })
+      ).stdout
         .trim()
         .split('\n')
         .at(-1)!,
@@ -68,7 +77,9 @@ test('a bundle signs its DynamoDB call with the credentials in the environment, 
   try {
     cpSync(getPetBundle(), join(outside, 'getPet'), { recursive: true });
     // The call reached DynamoDB, signed: no animal 7 there.
-    expect(await run({ AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' })).toEqual([404, 'NOT_FOUND']);
+    expect(
+      await run({ AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' }),
+    ).toEqual([404, 'NOT_FOUND']);
     // No credentials in the environment: nothing else is asked (no profile, no instance metadata).
     expect(await run({})).toEqual([500, 'INTERNAL_ERROR']);
   } finally {

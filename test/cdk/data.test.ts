@@ -2,8 +2,8 @@
 // exactly as defined there, and the stage's data-protection settings.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stages.ts';
-import { tables, type TableDefinition } from '../../shared/dynamodb/tables.ts';
-import { synthesized, type SynthesizedApp } from './support/synth.ts';
+import { type TableDefinition, tables } from '../../shared/dynamodb/tables.ts';
+import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { render, resource, resourcesOfType } from './support/template.ts';
 
 let app: SynthesizedApp;
@@ -18,7 +18,10 @@ const keySchema = (partitionKey: string, sortKey?: string) => [
 
 /** The attribute definitions a table needs: every key attribute of the table and its indexes, once. */
 const attributeDefinitions = (definition: TableDefinition) => {
-  const keys = [definition.partitionKey, ...definition.indexes.flatMap((i) => [i.partitionKey, ...(i.sortKey ? [i.sortKey] : [])])];
+  const keys = [
+    definition.partitionKey,
+    ...definition.indexes.flatMap((i) => [i.partitionKey, ...(i.sortKey ? [i.sortKey] : [])]),
+  ];
   const unique = new Map(keys.map((k) => [k.name, { AttributeName: k.name, AttributeType: k.type }]));
   return [...unique.values()].sort((a, b) => a.AttributeName.localeCompare(b.AttributeName));
 };
@@ -38,9 +41,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     test('has the keys and indexes of its definition', () => {
       const properties = table().Properties!;
       expect(properties.KeySchema).toEqual(keySchema(definition.partitionKey.name));
-      expect([...properties.AttributeDefinitions].sort((a: any, b: any) => a.AttributeName.localeCompare(b.AttributeName))).toEqual(
-        attributeDefinitions(definition),
-      );
+      expect(
+        [...properties.AttributeDefinitions].sort((a: any, b: any) => a.AttributeName.localeCompare(b.AttributeName)),
+      ).toEqual(attributeDefinitions(definition));
       expect(properties.GlobalSecondaryIndexes ?? []).toEqual(
         definition.indexes.map((index) => ({
           IndexName: index.indexName,
@@ -73,7 +76,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
   });
 
   test('production keeps every table; staging may delete them', () => {
-    const policies = resourcesOfType(app.template(stage), 'AWS::DynamoDB::GlobalTable').map(([, t]) => t.DeletionPolicy);
+    const policies = resourcesOfType(app.template(stage), 'AWS::DynamoDB::GlobalTable').map(
+      ([, t]) => t.DeletionPolicy,
+    );
     expect(new Set(policies)).toEqual(new Set([stage === 'production' ? 'Retain' : 'Delete']));
   });
 

@@ -10,7 +10,7 @@ import type { FunctionName } from '../../infra/constructs/functions.ts';
 import { DEPLOYED_STAGES, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../../infra/stages.ts';
 import { routes } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
-import { synthesized, type SynthesizedApp } from './support/synth.ts';
+import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { allStatements, grantsOf, render, resource, resourcesOfType } from './support/template.ts';
 
 let app: SynthesizedApp;
@@ -102,7 +102,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     for (const name of FUNCTION_NAMES) {
       const logGroup = arn(ids().functions[name].logGroup);
       const logs = [`Allow logs:CreateLogStream ${logGroup}`, `Allow logs:PutLogEvents ${logGroup}`];
-      expect(grantsOf(app.template(stage), ids().functions[name].role), name).toEqual([...logs, ...dynamodb[name]].sort());
+      expect(grantsOf(app.template(stage), ids().functions[name].role), name).toEqual(
+        [...logs, ...dynamodb[name]].sort(),
+      );
     }
   });
 
@@ -126,7 +128,11 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       ...routes.map((r) => ({
         fn: arn(ids().functions[r.operationId].function),
         principal: 'apigateway.amazonaws.com',
-        source: expect.stringMatching(new RegExp(`:\\$\\{${restApi}\\}/\\$\\{${ids().apiStage}\\}/${r.method}/v1${r.path.replace(/\{\w+\}/g, '\\*')}$`)),
+        source: expect.stringMatching(
+          new RegExp(
+            `:\\$\\{${restApi}\\}/\\$\\{${ids().apiStage}\\}/${r.method}/v1${r.path.replace(/\{\w+\}/g, '\\*')}$`,
+          ),
+        ),
       })),
       {
         fn: arn(ids().functions.authorizer.function),
@@ -142,7 +148,8 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
 
 describe('bundles', () => {
   const assetDir = (name: FunctionName) => {
-    const key = resource(app.template('production'), app.index.production.functions[name].function).Properties!.Code.S3Key as string;
+    const key = resource(app.template('production'), app.index.production.functions[name].function).Properties!.Code
+      .S3Key as string;
     return join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
   };
 
@@ -151,7 +158,9 @@ describe('bundles', () => {
     expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
     const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
     // The createRequire banner, for CommonJS dependencies that require Node's modules.
-    expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
+    expect(
+      code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"),
+    ).toBe(true);
     expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map')).toBe(true);
     // Minified: kilobytes to a line (template literals keep their own line breaks).
     expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
@@ -159,7 +168,10 @@ describe('bundles', () => {
     // test below runs the bundles away from node_modules, where nothing else resolves).
     const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
     expect(specifiers.filter((s) => !isBuiltin(s))).toEqual([]);
-    const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+    const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as {
+      sources: string[];
+      sourcesContent?: unknown;
+    };
     expect(map.sourcesContent).toBeUndefined();
     expect(map.sources.some((s) => s.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
   });
@@ -201,7 +213,12 @@ describe('bundles', () => {
       output = execFileSync(process.execPath, ['--input-type=module', '-e', script, ...dirs], {
         cwd: outside,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+        env: {
+          PATH: process.env.PATH,
+          AWS_REGION: 'eu-west-1',
+          POWERTOOLS_LOG_LEVEL: 'SILENT',
+          POWERTOOLS_METRICS_DISABLED: 'true',
+        },
       });
     } finally {
       rmSync(outside, { recursive: true, force: true });

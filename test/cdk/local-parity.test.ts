@@ -3,9 +3,9 @@
 // bodies from the gateway. Checked against the staging template; production's API is
 // built by the same code (api.test.ts checks both).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { gatewayErrorBody, gatewayResponses, type GatewayResponseType } from '../../shared/api/gateway-responses.ts';
-import { disposeServer, startLocalServer, type LocalServer } from '../support/local-server.ts';
-import { synthesized, type CfnTemplate, type SynthesizedApp } from './support/synth.ts';
+import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
+import { type CfnTemplate, type SynthesizedApp, synthesized } from './support/synth.ts';
 import { apiMethods, resourcesOfType } from './support/template.ts';
 
 let app: SynthesizedApp;
@@ -21,7 +21,9 @@ afterAll(async () => {
 
 /** What API Gateway sends for a gateway response of `type`: status, headers and the rendered template. */
 const synthesizedResponse = (type: GatewayResponseType, requestId: string, messageString: string) => {
-  const found = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties!.ResponseType === type);
+  const found = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(
+    ([, r]) => r.Properties!.ResponseType === type,
+  );
   expect(found, type).toHaveLength(1);
   const { StatusCode, ResponseParameters, ResponseTemplates } = found[0]![1].Properties!;
   const body = (ResponseTemplates['application/json'] as string)
@@ -43,7 +45,11 @@ const call = async (method: string, path: string, authorization?: string) => {
     method,
     headers: authorization === undefined ? {} : { Authorization: authorization },
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 };
 
 describe('gateway responses', () => {
@@ -87,7 +93,14 @@ describe('routes', () => {
 
   test('a method the template lacks is 404 locally too', async () => {
     const synthesized = new Set(apiMethods(template).map((m) => `${m.httpMethod} ${m.path}`));
-    const candidates = ['DELETE /v1/pets', 'PUT /v1/pets/{petId}', 'POST /v1/pets/{petId}', 'GET /v1', 'GET /v1/pets/{petId}/owner', 'GET /pets'];
+    const candidates = [
+      'DELETE /v1/pets',
+      'PUT /v1/pets/{petId}',
+      'POST /v1/pets/{petId}',
+      'GET /v1',
+      'GET /v1/pets/{petId}/owner',
+      'GET /pets',
+    ];
     for (const candidate of candidates.filter((c) => !synthesized.has(c))) {
       const [method, path] = candidate.split(' ') as [string, string];
       const reply = await call(method, path.replace(/\{\w+\}/g, '1'), `Bearer ${server.key}`);

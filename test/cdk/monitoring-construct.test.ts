@@ -24,7 +24,10 @@ const synth = (alarmEmail?: string) => {
     alarms: stageSettings.staging.alarms,
     alarmEmail,
     // An imported stage is a StageBase, typed as the IStage interface that lacks the metrics.
-    apiStage: Stage.fromStageAttributes(stack, 'Stage', { stageName: 'staging', restApi: RestApi.fromRestApiId(stack, 'Api', 'abc123') }) as StageBase,
+    apiStage: Stage.fromStageAttributes(stack, 'Stage', {
+      stageName: 'staging',
+      restApi: RestApi.fromRestApiId(stack, 'Api', 'abc123'),
+    }) as StageBase,
     accessLogGroup: LogGroup.fromLogGroupName(stack, 'Access', 'access'),
     functions: {
       listPets: imported('listPets'),
@@ -32,7 +35,9 @@ const synth = (alarmEmail?: string) => {
       getPet: imported('getPet'),
       authorizer: imported('authorizer'),
     },
-    tables: Object.fromEntries(tables.map((t) => [t.name, TableV2.fromTableName(stack, `${t.name}Table`, `petstore-${t.name}`)])),
+    tables: Object.fromEntries(
+      tables.map((t) => [t.name, TableV2.fromTableName(stack, `${t.name}Table`, `petstore-${t.name}`)]),
+    ),
   });
   return Template.fromStack(stack);
 };

@@ -1,14 +1,15 @@
 // cdk-nag 3 (AWS Solutions rules), registered on the app as a validation plugin: no
 // finding left unacknowledged, and each acknowledgement reviewed, reasoned and still needed.
-import { App, Stack } from 'aws-cdk-lib';
-import { Bucket } from 'aws-cdk-lib/aws-s3';
-import * as cxapi from 'aws-cdk-lib/cx-api';
+
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, expect, test } from 'vitest';
 import { createPetStoreApp } from '../../infra/app.ts';
-import { synthesized, type SynthesizedApp, type ValidationReport } from './support/synth.ts';
+import { type SynthesizedApp, synthesized, type ValidationReport } from './support/synth.ts';
 
 let app: SynthesizedApp;
 beforeAll(async () => {
@@ -16,9 +17,15 @@ beforeAll(async () => {
 }, 300_000);
 
 /** The rules a reviewer accepted for this API; a new acknowledgement must be added here, with its review. */
-const REVIEWED_ACKNOWLEDGEMENTS = ['AwsSolutions-APIG2', 'AwsSolutions-APIG3', 'AwsSolutions-COG4', 'AwsSolutions-SMG4'];
+const REVIEWED_ACKNOWLEDGEMENTS = [
+  'AwsSolutions-APIG2',
+  'AwsSolutions-APIG3',
+  'AwsSolutions-COG4',
+  'AwsSolutions-SMG4',
+];
 
-const covers = (ackPath: string, findingPath: string) => findingPath === ackPath || findingPath.startsWith(`${ackPath}/`);
+const covers = (ackPath: string, findingPath: string) =>
+  findingPath === ackPath || findingPath.startsWith(`${ackPath}/`);
 
 test('the app registers the AWS Solutions checks: a finding in any of its stacks is reported', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'petstore-nag-'));
@@ -37,7 +44,9 @@ test('the app registers the AWS Solutions checks: a finding in any of its stacks
     new Bucket(new Stack(probe, 'Probe'), 'Unlogged');
     probe.synth();
     const report = JSON.parse(readFileSync(join(outdir, cxapi.VALIDATION_REPORT_FILE), 'utf8')) as ValidationReport;
-    const rules = report.pluginReports.filter((r) => r.pluginName === 'AwsSolutions').flatMap((r) => r.violations.map((v) => v.ruleName));
+    const rules = report.pluginReports
+      .filter((r) => r.pluginName === 'AwsSolutions')
+      .flatMap((r) => r.violations.map((v) => v.ruleName));
     expect(rules).toContain('AwsSolutions-S1');
   } finally {
     rmSync(outdir, { recursive: true, force: true });
@@ -58,10 +67,15 @@ test('every finding is acknowledged on its resource or a construct above it', ()
 
 test('every acknowledgement still hides a finding on both stacks', () => {
   for (const ack of app.acknowledgements) {
-    expect(app.nagFindings.some((f) => f.rule === ack.rule && covers(ack.path, f.path)), `${ack.rule} at ${ack.path}`).toBe(true);
+    expect(
+      app.nagFindings.some((f) => f.rule === ack.rule && covers(ack.path, f.path)),
+      `${ack.rule} at ${ack.path}`,
+    ).toBe(true);
   }
-  const stacksOf = (rule: string) => new Set(app.acknowledgements.filter((a) => a.rule === rule).map((a) => a.path.split('/')[0]));
-  for (const rule of REVIEWED_ACKNOWLEDGEMENTS) expect(stacksOf(rule)).toEqual(new Set(['PetStore-staging', 'PetStore-production']));
+  const stacksOf = (rule: string) =>
+    new Set(app.acknowledgements.filter((a) => a.rule === rule).map((a) => a.path.split('/')[0]));
+  for (const rule of REVIEWED_ACKNOWLEDGEMENTS)
+    expect(stacksOf(rule)).toEqual(new Set(['PetStore-staging', 'PetStore-production']));
 });
 
 test('the acknowledged rules are exactly the reviewed ones, each with a reason of substance', () => {

@@ -1,7 +1,18 @@
 // Authentication and routing, over HTTP: which requests reach an operation at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../support/local-server.ts';
-import { bearer, call, createPet, disposeServer, expectError, issueKey, keyTool, postPet, startServer, unknownKey } from './support.ts';
+import {
+  bearer,
+  call,
+  createPet,
+  disposeServer,
+  expectError,
+  issueKey,
+  keyTool,
+  postPet,
+  startServer,
+  unknownKey,
+} from './support.ts';
 
 let server: LocalServer;
 beforeAll(async () => {
@@ -12,7 +23,10 @@ afterAll(() => disposeServer(server));
 /** One request per operation, each valid apart from its Authorization header. */
 const operations = [
   { name: 'listPets', send: (authorization: string | null) => call(server, '/pets', { authorization }) },
-  { name: 'createPet', send: (authorization: string | null) => postPet(server, { name: 'Rex', categoryId: 1 }, { authorization }) },
+  {
+    name: 'createPet',
+    send: (authorization: string | null) => postPet(server, { name: 'Rex', categoryId: 1 }, { authorization }),
+  },
   { name: 'getPet', send: (authorization: string | null) => call(server, '/pets/1', { authorization }) },
 ];
 
@@ -29,7 +43,10 @@ describe('a request without a usable key is 401 on every operation', () => {
     ['a malformed key (too short)', () => 'Bearer pet_abc123'],
     ['a malformed key (wrong prefix)', () => bearer(server.key.replace(/^pet_/, 'key_'))],
     ['a malformed key (not base62)', () => bearer(`${server.key.slice(0, -1)}!`)],
-    ['the server key with one character changed', () => bearer(`${server.key.slice(0, -1)}${server.key.endsWith('a') ? 'b' : 'a'}`)],
+    [
+      'the server key with one character changed',
+      () => bearer(`${server.key.slice(0, -1)}${server.key.endsWith('a') ? 'b' : 'a'}`),
+    ],
   ];
   for (const [label, authorization] of refused) {
     it(label, async () => {
@@ -58,7 +75,12 @@ describe('a usable key', () => {
 
   it('is checked before the request is: a bad body without a key is 401, not 400 or 415', async () => {
     expectError(await postPet(server, '{"name":', { authorization: null }), 401, 'UNAUTHORIZED');
-    const wrongType = await call(server, '/pets', { method: 'POST', authorization: null, headers: { 'Content-Type': 'text/plain' }, body: 'x' });
+    const wrongType = await call(server, '/pets', {
+      method: 'POST',
+      authorization: null,
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'x',
+    });
     expectError(wrongType, 401, 'UNAUTHORIZED');
     expectError(await call(server, '/pets?limit=0', { authorization: null }), 401, 'UNAUTHORIZED');
     expectError(await call(server, '/pets/abc', { authorization: null }), 401, 'UNAUTHORIZED');

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../support/local-server.ts';
 import {
+  type Animal,
   call,
   disposeServer,
   expectAnimal,
@@ -10,10 +11,9 @@ import {
   expectError,
   MAX_SAFE_ID,
   postPet,
-  startServer,
-  STATUSES,
-  type Animal,
   type Reply,
+  STATUSES,
+  startServer,
 } from './support.ts';
 
 let server: LocalServer;
@@ -34,17 +34,32 @@ const bodyOfSize = (bytes: number): string => {
 describe('Content-Type', () => {
   it('is required: a body without one is 415', async () => {
     // A byte body: fetch adds no Content-Type of its own.
-    const reply = await call(server, '/pets', { method: 'POST', body: new TextEncoder().encode(JSON.stringify(valid)) });
+    const reply = await call(server, '/pets', {
+      method: 'POST',
+      body: new TextEncoder().encode(JSON.stringify(valid)),
+    });
     expectError(reply, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
-  for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/jsonx', 'application/problem+json', 'json']) {
+  for (const type of [
+    'text/plain',
+    'application/xml',
+    'application/x-www-form-urlencoded',
+    'application/jsonx',
+    'application/problem+json',
+    'json',
+  ]) {
     it(`${type} is 415`, async () => {
       expectError(await postPet(server, valid, { headers: { 'Content-Type': type } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
   }
 
-  for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']) {
+  for (const type of [
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json;charset=UTF-8',
+    'Application/JSON',
+  ]) {
     it(`${type} is accepted`, async () => {
       expect((await postPet(server, valid, { headers: { 'Content-Type': type } })).status).toBe(201);
     });
@@ -114,7 +129,8 @@ describe('fields', () => {
   });
 
   it('name must be a string', async () => {
-    for (const name of [42, null, true, ['Rex'], { first: 'Rex' }]) expectBadRequest(await postPet(server, { ...valid, name }), 'name');
+    for (const name of [42, null, true, ['Rex'], { first: 'Rex' }])
+      expectBadRequest(await postPet(server, { ...valid, name }), 'name');
   });
 
   it('categoryId is a JSON integer from 1 to 2^53−1', async () => {
@@ -138,7 +154,8 @@ describe('fields', () => {
       expect(reply.status).toBe(201);
       expect(reply.body.status).toBe(status);
     }
-    for (const status of ['Available', 'SOLD', 'lost', '', null, 1]) expectBadRequest(await postPet(server, { ...valid, status }), 'status');
+    for (const status of ['Available', 'SOLD', 'lost', '', null, 1])
+      expectBadRequest(await postPet(server, { ...valid, status }), 'status');
   });
 
   it('any other field is 400 naming it, id included', async () => {
@@ -189,11 +206,11 @@ describe('a created animal', () => {
   it('gets an id no other animal has, even with 50 creates at once', async () => {
     const names = Array.from({ length: 50 }, (_, i) => `concurrent ${i}`);
     const replies = await Promise.all(names.map((name) => createRetryingOn503(name)));
-    replies.forEach((reply) => expect(reply.status).toBe(201));
+    for (const reply of replies) expect(reply.status).toBe(201);
     const ids = replies.map((r) => r.body.id);
     expect(new Set(ids).size).toBe(names.length);
     // Nothing was overwritten: each id still holds its own animal.
     const fetched = await Promise.all(ids.map((id) => call<Animal>(server, `/pets/${id}`)));
-    fetched.forEach((reply, i) => expect(reply.body).toEqual(replies[i]!.body));
+    for (const [i, reply] of fetched.entries()) expect(reply.body).toEqual(replies[i]!.body);
   });
 });

@@ -3,7 +3,17 @@
 // not found, size, media type).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../support/local-server.ts';
-import { bearer, call, createPet, disposeServer, expectError, postPet, startServer, unknownKey, type Reply } from './support.ts';
+import {
+  bearer,
+  call,
+  createPet,
+  disposeServer,
+  expectError,
+  postPet,
+  type Reply,
+  startServer,
+  unknownKey,
+} from './support.ts';
 
 let server: LocalServer;
 let petId: number;
@@ -35,7 +45,12 @@ const errorCases: Array<[string, () => Promise<Reply>, number, string]> = [
   ['invalid field', () => postPet(server, { name: 'Rex', categoryId: '7' }), 400, 'BAD_REQUEST'],
   ['unknown field', () => postPet(server, { name: 'Rex', categoryId: 7, TableName: 'pets' }), 400, 'BAD_REQUEST'],
   ['body too large', () => postPet(server, { name: 'x'.repeat(20_000), categoryId: 7 }), 413, 'PAYLOAD_TOO_LARGE'],
-  ['wrong media type', () => postPet(server, { name: 'Rex', categoryId: 7 }, { headers: { 'Content-Type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  [
+    'wrong media type',
+    () => postPet(server, { name: 'Rex', categoryId: 7 }, { headers: { 'Content-Type': 'text/plain' } }),
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+  ],
 ];
 
 describe('every error has exactly the contract Error body, requestId equal to the header, details only on 400', () => {

@@ -1,7 +1,19 @@
 // getPet over HTTP: petId rules, 200/404, and the deprecation headers on every answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../support/local-server.ts';
-import { call, createPet, disposeServer, expectAnimal, expectBadRequest, expectError, links, MAX_SAFE_ID, startServer, type Animal, type Reply } from './support.ts';
+import {
+  type Animal,
+  call,
+  createPet,
+  disposeServer,
+  expectAnimal,
+  expectBadRequest,
+  expectError,
+  links,
+  MAX_SAFE_ID,
+  type Reply,
+  startServer,
+} from './support.ts';
 
 let server: LocalServer;
 let pet: Animal;
@@ -37,7 +49,19 @@ describe('getPet', () => {
     expectError(await get(String(pet.id + 1_000_000)), 404, 'NOT_FOUND');
   });
 
-  for (const petId of ['0', '01', '-1', '+1', '1.5', 'abc', '1e3', '0x10', '%201', String(MAX_SAFE_ID + 1), '99999999999999999999']) {
+  for (const petId of [
+    '0',
+    '01',
+    '-1',
+    '+1',
+    '1.5',
+    'abc',
+    '1e3',
+    '0x10',
+    '%201',
+    String(MAX_SAFE_ID + 1),
+    '99999999999999999999',
+  ]) {
     it(`answers 400 for petId ${petId}`, async () => {
       expectBadRequest(await get(petId), 'petId');
     });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../support/local-server.ts';
 import {
+  type Animal,
   allPages,
   call,
   createPet,
@@ -11,9 +12,8 @@ import {
   expectBadRequest,
   inBatches,
   links,
-  startServer,
-  type Animal,
   type Reply,
+  startServer,
 } from './support.ts';
 
 // More than 100 animals, so that limit=100 is a real cap. No animal is `pending`.
@@ -28,7 +28,11 @@ beforeAll(async () => {
   server = await startServer();
   // Sold animals are spread over the creation order, so they are not one run of ids.
   all = await inBatches([...Array(TOTAL).keys()], 8, (i) =>
-    createPet(server, { name: `animal ${i}`, categoryId: (i % 7) + 1, status: i % 10 === 3 && i < 10 * SOLD ? 'sold' : 'available' }),
+    createPet(server, {
+      name: `animal ${i}`,
+      categoryId: (i % 7) + 1,
+      status: i % 10 === 3 && i < 10 * SOLD ? 'sold' : 'available',
+    }),
   );
 });
 afterAll(() => disposeServer(server));
@@ -113,13 +117,13 @@ describe('paging', () => {
     const expected = withStatus('available');
     expect(pages.map((p) => p.body.length)).toEqual([25, 25, 25, expected.length - 75]);
     expect(pages.flatMap((p) => p.body)).toEqual(expected);
-    pages.forEach((page, i) => expect(links(page).has('next')).toBe(i < pages.length - 1));
+    for (const [i, page] of pages.entries()) expect(links(page).has('next')).toBe(i < pages.length - 1);
   });
 
   it('following next visits every animal once without a filter', async () => {
     const pages = await allPages(server, '/pets?limit=10');
     expect(pages).toHaveLength(Math.ceil(TOTAL / 10));
-    pages.slice(0, -1).forEach((page) => expect(page.body).toHaveLength(10));
+    for (const page of pages.slice(0, -1)) expect(page.body).toHaveLength(10);
     const seen = pages.flatMap((p) => p.body);
     expect(seen.map((a) => a.id).sort((a, b) => a - b)).toEqual(all.map((a) => a.id).sort((a, b) => a - b));
     expect(new Set(seen.map((a) => a.id)).size).toBe(seen.length);
@@ -149,7 +153,10 @@ describe('paging', () => {
 });
 
 describe('cursor', () => {
-  const cursorOf = async (query: string) => links(await list(query)).get('next')!.searchParams.get('cursor')!;
+  const cursorOf = async (query: string) =>
+    links(await list(query))
+      .get('next')!
+      .searchParams.get('cursor')!;
 
   it('that the service did not issue is 400', async () => {
     const issued = await cursorOf('?limit=5');
@@ -164,7 +171,8 @@ describe('cursor', () => {
       issued.slice(0, -1),
       `${issued}A`,
     ];
-    for (const cursor of forged) expectBadRequest(await list(`?limit=5&cursor=${encodeURIComponent(cursor)}`), 'cursor');
+    for (const cursor of forged)
+      expectBadRequest(await list(`?limit=5&cursor=${encodeURIComponent(cursor)}`), 'cursor');
   });
 
   it('altered in any single character is 400', async () => {
@@ -175,8 +183,10 @@ describe('cursor', () => {
       const at = alphabet.indexOf(c);
       return `${issued.slice(0, i)}${at < 0 ? 'A' : alphabet[(at + 1) % alphabet.length]}${issued.slice(i + 1)}`;
     });
-    const replies = await inBatches(altered, 8, (cursor) => list(`?status=available&limit=5&cursor=${encodeURIComponent(cursor)}`));
-    replies.forEach((reply, i) => expect(reply.status, `altered at ${i}: ${altered[i]}`).toBe(400));
+    const replies = await inBatches(altered, 8, (cursor) =>
+      list(`?status=available&limit=5&cursor=${encodeURIComponent(cursor)}`),
+    );
+    for (const [i, reply] of replies.entries()) expect(reply.status, `altered at ${i}: ${altered[i]}`).toBe(400);
     expectBadRequest(replies[0]!, 'cursor');
   });
 

@@ -2,11 +2,12 @@
 // one process per data directory, clean stops, restarts that lose nothing, and logs
 // that never show a key.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newDataDir, type LocalServer } from '../support/local-server.ts';
+import { type LocalServer, newDataDir } from '../support/local-server.ts';
 import {
+  type Animal,
   allPages,
   bearer,
   call,
@@ -18,7 +19,6 @@ import {
   links,
   startServer,
   unknownKey,
-  type Animal,
 } from './support.ts';
 
 // Loopback, but not the default address, so that HOST is seen to be honoured.
@@ -53,7 +53,8 @@ beforeAll(async () => {
     POWERTOOLS_METRICS_DISABLED: 'false',
   });
   // The banner may arrive in more than one chunk: it ends with the curl line.
-  for (let wait = 0; !/curl.*\n/.test(server.output()) && wait < 40; wait++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let wait = 0; !/curl.*\n/.test(server.output()) && wait < 40; wait++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   const curlLine = /^.*curl.*\n/m.exec(server.output());
   banner = server.output().slice(0, curlLine ? curlLine.index + curlLine[0].length : undefined);
 });
@@ -89,7 +90,9 @@ describe('configuration', () => {
   it('prints a curl line that works as printed', async () => {
     const line = banner.split('\n').find((l) => /\bcurl\b/.test(l));
     expect(line, banner).toBeDefined();
-    const headers = Object.fromEntries([...line!.matchAll(/-H\s+'([^:']+):\s*([^']*)'/g)].map(([, name, value]) => [name!, value!]));
+    const headers = Object.fromEntries(
+      [...line!.matchAll(/-H\s+'([^:']+):\s*([^']*)'/g)].map(([, name, value]) => [name!, value!]),
+    );
     const url = /(https?:\/\/\S+)/.exec(line!)?.[1]?.replace(/['"]$/, '');
     expect(url?.startsWith(server.baseUrl), line).toBe(true);
     const reply = await call(server, url!, { authorization: null, headers });
@@ -133,7 +136,9 @@ describe('stop, restart, and what survives', () => {
   const refusedTokens = [bearer(strangerKey), `Basic ${basicCredentials}`, `Bearer ${givenKey} extra`];
 
   it('serves a mix of requests (animals, keys from the key tool, a revoked key, refusals)', async () => {
-    for (const [i, status] of (['available', 'sold', 'available', 'pending', 'available', 'available'] as const).entries()) {
+    for (const [i, status] of (
+      ['available', 'sold', 'available', 'pending', 'available', 'available'] as const
+    ).entries()) {
       animals.push(await createPet(server, { name: `survivor ${i}`, categoryId: i + 1, status }));
     }
     const next = links(await call(server, '/pets?status=available&limit=2')).get('next')!;
@@ -148,7 +153,8 @@ describe('stop, restart, and what survives', () => {
     expect((await keyTool(dataDir, 'revoke', revokedKey.keyId)).code).toBe(0);
     expectError(await call(server, '/pets', { authorization: bearer(revokedKey.key) }), 401, 'UNAUTHORIZED');
 
-    for (const authorization of refusedTokens) expectError(await call(server, '/pets', { authorization }), 401, 'UNAUTHORIZED');
+    for (const authorization of refusedTokens)
+      expectError(await call(server, '/pets', { authorization }), 401, 'UNAUTHORIZED');
     expectError(await call(server, '/pets?limit=0', { authorization: bearer(toolKey.key) }), 400, 'BAD_REQUEST');
     expectError(await call(server, '/pets/9007199254740991', { authorization: bearer(toolKey.key) }), 404, 'NOT_FOUND');
   });

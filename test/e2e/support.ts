@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { expect } from 'vitest';
-import { startLocalServer, type LocalServer } from '../support/local-server.ts';
+import { type LocalServer, startLocalServer } from '../support/local-server.ts';
 
 export const MAX_SAFE_ID = 9007199254740991; // 2^53−1
 export const STATUSES = ['available', 'pending', 'sold'] as const;
@@ -58,7 +58,11 @@ const expectCommonHeaders = (headers: Headers, text: string) => {
  * A request to the server: `target` is below the base URL (`/pets`) or absolute.
  * Checks the rules of every response before returning it.
  */
-export const call = async <T = unknown>(server: LocalServer, target: string | URL, options: RequestOptions = {}): Promise<Reply<T>> => {
+export const call = async <T = unknown>(
+  server: LocalServer,
+  target: string | URL,
+  options: RequestOptions = {},
+): Promise<Reply<T>> => {
   const url = typeof target === 'string' && !/^https?:/.test(target) ? `${server.baseUrl}${target}` : String(target);
   const headers: Record<string, string> = { ...options.headers };
   const authorization = options.authorization === undefined ? bearer(server.key) : options.authorization;
@@ -79,7 +83,10 @@ export const postPet = <T = unknown>(server: LocalServer, body: unknown, options
   });
 
 /** Creates an animal and returns it, failing the test unless the answer is 201. */
-export const createPet = async (server: LocalServer, newPet: { name: string; categoryId: number; status?: Status }): Promise<Animal> => {
+export const createPet = async (
+  server: LocalServer,
+  newPet: { name: string; categoryId: number; status?: Status },
+): Promise<Animal> => {
   const reply = await postPet<Animal>(server, newPet);
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   expectAnimal(reply.body);
@@ -181,10 +188,17 @@ export const allPages = async (server: LocalServer, first: string): Promise<Repl
 };
 
 /** Runs `npm run keys -- …args` against `dataDir`, as a person would. */
-export const keyTool = (dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+export const keyTool = (
+  dataDir: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile('npm', ['run', '-s', 'keys', '--', ...args], { env: { ...process.env, PETSTORE_DATA_DIR: dataDir } }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'npm',
+      ['run', '-s', 'keys', '--', ...args],
+      { env: { ...process.env, PETSTORE_DATA_DIR: dataDir } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 
@@ -200,7 +214,11 @@ export const issueKey = async (dataDir: string, label: string): Promise<{ key: s
 };
 
 /** Runs `work` on every item, `width` at a time (two shared cores: no stampede). */
-export const inBatches = async <T, R>(items: readonly T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> => {
+export const inBatches = async <T, R>(
+  items: readonly T[],
+  width: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> => {
   const results: R[] = [];
   for (let start = 0; start < items.length; start += width) {
     results.push(...(await Promise.all(items.slice(start, start + width).map((item, i) => work(item, start + i)))));

@@ -3,12 +3,28 @@
 // and its cause, and the DynamoDBFaults metric; the authorizer's fault its own lines.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AUTHORIZER_SUMMARY_MESSAGE, LOG_FIELDS, REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
-import { METRICS, metricsNamespace, powertoolsEnvironment, SERVICE_NAME } from '../../shared/observability/metric-names.ts';
 import type { OperationId } from '../../shared/api/routes.ts';
-import { FAULT_TEST_TABLES, startFaultyDynamoDB, type FaultyDynamoDB } from '../support/faulty-dynamodb.ts';
-import { jsonPost, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent, type Functions } from '../support/in-process.ts';
-import { emfLinesOf, fieldOf, type EmfLine, type LogLine } from './support.ts';
+import {
+  AUTHORIZER_SUMMARY_MESSAGE,
+  LOG_FIELDS,
+  REQUEST_SUMMARY_MESSAGE,
+} from '../../shared/observability/log-fields.ts';
+import {
+  METRICS,
+  metricsNamespace,
+  powertoolsEnvironment,
+  SERVICE_NAME,
+} from '../../shared/observability/metric-names.ts';
+import { FAULT_TEST_TABLES, type FaultyDynamoDB, startFaultyDynamoDB } from '../support/faulty-dynamodb.ts';
+import {
+  type Functions,
+  jsonPost,
+  loadFunctions,
+  proxyEvent,
+  setFunctionEnv,
+  tokenEvent,
+} from '../support/in-process.ts';
+import { type EmfLine, emfLinesOf, fieldOf, type LogLine } from './support.ts';
 
 const STAGE = 'faults';
 let dynamodb: FaultyDynamoDB;
@@ -52,31 +68,39 @@ const operations: [OperationId, () => APIGatewayProxyEvent][] = [
 ];
 
 describe('DynamoDB throttling', () => {
-  it.each(operations)('%s: a 503 with its summary line, its error and stack, and DynamoDBFaults', async (operation, event) => {
-    const result = await functions.invoke(event());
-    expect(result.statusCode).toBe(503);
-    const lines = output();
+  it.each(operations)(
+    '%s: a 503 with its summary line, its error and stack, and DynamoDBFaults',
+    async (operation, event) => {
+      const result = await functions.invoke(event());
+      expect(result.statusCode).toBe(503);
+      const lines = output();
 
-    const summary = lines.filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
-    expect(summary).toHaveLength(1);
-    expect(summary[0]).toMatchObject({ operation, status: 503, errorCode: 'SERVICE_UNAVAILABLE', requestId: `req-${operation}` });
+      const summary = lines.filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
+      expect(summary).toHaveLength(1);
+      expect(summary[0]).toMatchObject({
+        operation,
+        status: 503,
+        errorCode: 'SERVICE_UNAVAILABLE',
+        requestId: `req-${operation}`,
+      });
 
-    const errors = lines.filter((line) => line.level === 'ERROR');
-    expect(errors).toHaveLength(1);
-    expect(errors[0]!.requestId).toBe(`req-${operation}`);
-    expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
-    // The cause says what DynamoDB answered: in the log, never in the body.
-    expect(fieldOf(errors[0]!, 'error.cause.name')).toBe('ProvisionedThroughputExceededException');
-    expect(result.body).not.toContain('ProvisionedThroughputExceededException');
+      const errors = lines.filter((line) => line.level === 'ERROR');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.requestId).toBe(`req-${operation}`);
+      expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
+      // The cause says what DynamoDB answered: in the log, never in the body.
+      expect(fieldOf(errors[0]!, 'error.cause.name')).toBe('ProvisionedThroughputExceededException');
+      expect(result.body).not.toContain('ProvisionedThroughputExceededException');
 
-    const faults = emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.dynamodbFaults);
-    expect(faults).toHaveLength(1);
-    expect(faults[0]!.namespace).toBe(metricsNamespace(STAGE));
-    expect(faults[0]!.dimensions).toEqual([['service', ...METRICS.dynamodbFaults.dimensions]]);
-    expect(faults[0]!.line).toMatchObject({ service: SERVICE_NAME, operation, DynamoDBFaults: 1 });
-    const requests = emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.requests);
-    expect(requests.map(({ line }) => line.statusClass)).toEqual(['5xx']);
-  });
+      const faults = emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.dynamodbFaults);
+      expect(faults).toHaveLength(1);
+      expect(faults[0]!.namespace).toBe(metricsNamespace(STAGE));
+      expect(faults[0]!.dimensions).toEqual([['service', ...METRICS.dynamodbFaults.dimensions]]);
+      expect(faults[0]!.line).toMatchObject({ service: SERVICE_NAME, operation, DynamoDBFaults: 1 });
+      const requests = emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.requests);
+      expect(requests.map(({ line }) => line.statusClass)).toEqual(['5xx']);
+    },
+  );
 
   it('the authorizer: outcome "error" with its stack, and no AuthFailures (the key was not refused)', async () => {
     await expect(functions.authorize(tokenEvent(`Bearer pet_${'a'.repeat(43)}`))).rejects.not.toThrow('Unauthorized');

@@ -3,14 +3,35 @@
 // would file it. No line may name a key or an Authorization header; every request leaves
 // one summary line and its metrics; every field a saved query reads is really written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { savedQueries, fieldsReadBy, type LogSource } from '../../infra/monitoring/queries.ts';
-import { AUTHORIZER_SUMMARY_MESSAGE, LOG_FIELDS, REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
-import { METRICS, metricsNamespace, statusClassOf, type MetricKey } from '../../shared/observability/metric-names.ts';
-import { routes, type OperationId } from '../../shared/api/routes.ts';
+import { fieldsReadBy, type LogSource, savedQueries } from '../../infra/monitoring/queries.ts';
+import { type OperationId, routes } from '../../shared/api/routes.ts';
 import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
-import { bearer, call, disposeServer, expectError, startServer, unknownKey, type Reply, type RequestOptions } from '../e2e/support.ts';
+import {
+  AUTHORIZER_SUMMARY_MESSAGE,
+  LOG_FIELDS,
+  REQUEST_SUMMARY_MESSAGE,
+} from '../../shared/observability/log-fields.ts';
+import { METRICS, type MetricKey, metricsNamespace, statusClassOf } from '../../shared/observability/metric-names.ts';
+import {
+  bearer,
+  call,
+  disposeServer,
+  expectError,
+  type Reply,
+  type RequestOptions,
+  startServer,
+  unknownKey,
+} from '../e2e/support.ts';
 import type { LocalServer } from '../support/local-server.ts';
-import { embeddedDynamoDB, emfLinesOf, fieldOf, linesOf, parseOutput, type LogLine, type ParsedOutput } from './support.ts';
+import {
+  embeddedDynamoDB,
+  emfLinesOf,
+  fieldOf,
+  type LogLine,
+  linesOf,
+  type ParsedOutput,
+  parseOutput,
+} from './support.ts';
 
 interface Exchange {
   reply: Reply;
@@ -27,7 +48,11 @@ let revokedKeyId: string;
 /** Every key and Authorization header value sent: none may reach a log line. */
 const secrets: string[] = [];
 
-const send = async (operation: OperationId | undefined, target: string, options: RequestOptions = {}): Promise<Reply> => {
+const send = async (
+  operation: OperationId | undefined,
+  target: string,
+  options: RequestOptions = {},
+): Promise<Reply> => {
   if (options.authorization) secrets.push(options.authorization);
   const reply = await call(server, target, options);
   exchanges.push({ reply, operation, requestId: reply.headers.get('x-amzn-requestid')! });
@@ -45,8 +70,16 @@ beforeAll(async () => {
   secrets.push(server.key, bearer(server.key), revoked.key, unknown);
 
   const json = { 'Content-Type': 'application/json' };
-  const created = await send('createPet', '/pets', { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":3}' });
-  await send('createPet', '/pets', { method: 'POST', headers: json, body: '{"name":"Tom","categoryId":4,"status":"sold"}' });
+  const created = await send('createPet', '/pets', {
+    method: 'POST',
+    headers: json,
+    body: '{"name":"Rex","categoryId":3}',
+  });
+  await send('createPet', '/pets', {
+    method: 'POST',
+    headers: json,
+    body: '{"name":"Tom","categoryId":4,"status":"sold"}',
+  });
   // listPets: a filtered page, a lower-case scheme, refusals.
   await send('listPets', '/pets?status=available&limit=1');
   await send('listPets', '/pets', { authorization: `bEaReR ${server.key}` });
@@ -78,22 +111,28 @@ beforeAll(async () => {
 
   // The access-log line is written once the response is sent: wait for the last one.
   const last = exchanges.at(-1)!.requestId;
-  for (let i = 0; i < 100 && !server.output().includes(`"requestId":"${last}","keyId"`); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && !server.output().includes(`"requestId":"${last}","keyId"`); i++)
+    await new Promise((r) => setTimeout(r, 50));
   await server.stop();
   parsed = parseOutput(server.output());
 }, 90_000);
 
 afterAll(() => disposeServer(server));
 
-const summaries = (source: LogSource) => linesOf(parsed, source).filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
-const reachedFunctions = () => exchanges.filter((e): e is Exchange & { operation: OperationId } => e.operation !== undefined);
+const summaries = (source: LogSource) =>
+  linesOf(parsed, source).filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
+const reachedFunctions = () =>
+  exchanges.filter((e): e is Exchange & { operation: OperationId } => e.operation !== undefined);
 const statusOf = (e: Exchange) => e.reply.status;
 
 describe('the requests driven', () => {
   it('cover every route, and answer as the contract says', () => {
     expect(new Set(reachedFunctions().map((e) => e.operation))).toEqual(new Set(routes.map((r) => r.operationId)));
-    expect(exchanges.map(statusOf)).toEqual([201, 201, 200, 200, 400, 400, 400, 400, 415, 413, 200, 404, 400, 404, 404, 401, 401, 401, 401, 500, 503]);
-    for (const e of exchanges.filter((e) => statusOf(e) >= 400)) expectError(e.reply, statusOf(e), (e.reply.body as { code: string }).code, secrets);
+    expect(exchanges.map(statusOf)).toEqual([
+      201, 201, 200, 200, 400, 400, 400, 400, 415, 413, 200, 404, 400, 404, 404, 401, 401, 401, 401, 500, 503,
+    ]);
+    for (const e of exchanges.filter((e) => statusOf(e) >= 400))
+      expectError(e.reply, statusOf(e), (e.reply.body as { code: string }).code, secrets);
   });
 });
 
@@ -124,7 +163,8 @@ describe('logs', () => {
       expect(line.cold_start).toEqual(expect.any(Boolean));
     }
     const gatewayOnly = exchanges.filter((e) => e.operation === undefined).map((e) => e.requestId);
-    for (const { operationId } of routes) expect(summaries(operationId).filter((l) => gatewayOnly.includes(l.requestId as string))).toEqual([]);
+    for (const { operationId } of routes)
+      expect(summaries(operationId).filter((l) => gatewayOnly.includes(l.requestId as string))).toEqual([]);
   });
 
   it('every line of a request names its requestId and key id, so one query finds them all', () => {
@@ -138,7 +178,9 @@ describe('logs', () => {
 
   it('a fault logs its stack with the requestId, and the body shows neither', () => {
     const fault = exchanges.find((e) => statusOf(e) === 500)!;
-    const errors = linesOf(parsed, 'getPet').filter((line) => line.level === 'ERROR' && line.requestId === fault.requestId);
+    const errors = linesOf(parsed, 'getPet').filter(
+      (line) => line.level === 'ERROR' && line.requestId === fault.requestId,
+    );
     expect(errors).toHaveLength(1);
     expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
     expect(fieldOf(errors[0]!, LOG_FIELDS.errorName)).toEqual(expect.any(String));
@@ -170,7 +212,14 @@ describe('logs', () => {
 
 describe('metrics', () => {
   const namespace = metricsNamespace('local');
-  const emitted: MetricKey[] = ['requests', 'latency', 'validationFailures', 'deprecatedCalls', 'authFailures', 'coldStart'];
+  const emitted: MetricKey[] = [
+    'requests',
+    'latency',
+    'validationFailures',
+    'deprecatedCalls',
+    'authFailures',
+    'coldStart',
+  ];
 
   it.each(emitted)('%s: in the stage namespace, with exactly its declared dimensions', (key) => {
     const spec = METRICS[key];
@@ -185,18 +234,31 @@ describe('metrics', () => {
   });
 
   it('Requests counts each answer once, by operation and status class', () => {
-    const counted = emfLinesOf(parsed.emf, METRICS.requests).map(({ line }) => `${line.operation} ${line.statusClass}`).sort();
-    const answered = reachedFunctions().map((e) => `${e.operation} ${statusClassOf(statusOf(e))}`).sort();
+    const counted = emfLinesOf(parsed.emf, METRICS.requests)
+      .map(({ line }) => `${line.operation} ${line.statusClass}`)
+      .sort();
+    const answered = reachedFunctions()
+      .map((e) => `${e.operation} ${statusClassOf(statusOf(e))}`)
+      .sort();
     expect(counted).toEqual(answered);
   });
 
   it('ValidationFailures counts the 400s, DeprecatedCalls the getPet calls by key id, AuthFailures the refused keys', () => {
     const per = (key: MetricKey) => emfLinesOf(parsed.emf, METRICS[key]).map(({ line }) => line);
-    expect(per('validationFailures').map((l) => l.operation).sort()).toEqual(
-      reachedFunctions().filter((e) => statusOf(e) === 400).map((e) => e.operation).sort(),
+    expect(
+      per('validationFailures')
+        .map((l) => l.operation)
+        .sort(),
+    ).toEqual(
+      reachedFunctions()
+        .filter((e) => statusOf(e) === 400)
+        .map((e) => e.operation)
+        .sort(),
     );
     expect(per('deprecatedCalls').map((l) => `${l.operation} ${l.keyId}`)).toEqual(
-      reachedFunctions().filter((e) => e.operation === 'getPet').map(() => `getPet ${keyId}`),
+      reachedFunctions()
+        .filter((e) => e.operation === 'getPet')
+        .map(() => `getPet ${keyId}`),
     );
     expect(per('authFailures').map((l) => l.reason)).toEqual(['unknown', 'revoked']);
   });
@@ -204,21 +266,24 @@ describe('metrics', () => {
 
 describe('saved queries', () => {
   it('find the fields they read, not their keywords, literals or aliases', () => {
-    expect(fieldsReadBy('fields a, b.c | filter d = "x y" and e like /f g/ | stats count(*) as n by h, bin(5m) | sort n desc')).toEqual([
-      'a',
-      'b.c',
-      'd',
-      'e',
-      'h',
-    ]);
+    expect(
+      fieldsReadBy(
+        'fields a, b.c | filter d = "x y" and e like /f g/ | stats count(*) as n by h, bin(5m) | sort n desc',
+      ),
+    ).toEqual(['a', 'b.c', 'd', 'e', 'h']);
   });
 
-  it.each(savedQueries.map((q) => [q.name, q] as const))('%s: every field it reads is written to one of its log groups', (_, query) => {
-    const fields = fieldsReadBy(query.queryString);
-    expect(fields.length).toBeGreaterThan(0);
-    for (const field of fields) {
-      const written = query.sources.some((source) => linesOf(parsed, source).some((line) => (fieldOf(line, field) ?? null) !== null));
-      expect(written, `${query.name} reads "${field}", which no line of ${query.sources.join(', ')} has`).toBe(true);
-    }
-  });
+  it.each(savedQueries.map((q) => [q.name, q] as const))(
+    '%s: every field it reads is written to one of its log groups',
+    (_, query) => {
+      const fields = fieldsReadBy(query.queryString);
+      expect(fields.length).toBeGreaterThan(0);
+      for (const field of fields) {
+        const written = query.sources.some((source) =>
+          linesOf(parsed, source).some((line) => (fieldOf(line, field) ?? null) !== null),
+        );
+        expect(written, `${query.name} reads "${field}", which no line of ${query.sources.join(', ')} has`).toBe(true);
+      }
+    },
+  );
 });

@@ -36,7 +36,14 @@ describe('docs/runbook.md', () => {
   });
 
   it('links only to sections it has', () => {
-    const anchors = new Set([...runbook.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s+/g, '-')));
+    const anchors = new Set(
+      [...runbook.matchAll(/^#+ (.+)$/gm)].map((m) =>
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\w\s-]/g, '')
+          .replace(/\s+/g, '-'),
+      ),
+    );
     for (const [, anchor] of runbook.matchAll(/\]\(#([^)]+)\)/g)) expect(anchors).toContain(anchor);
   });
 

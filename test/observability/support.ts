@@ -2,17 +2,24 @@
 // log, each function's log group (JSON lines named by function_name) and the EMF lines.
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { readOwner } from '../../infra/local/data-dir.ts';
+import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { LogSource } from '../../infra/monitoring/queries.ts';
-import { createKeysRepository, type KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
-import type { MetricSpec } from '../../shared/observability/metric-names.ts';
+import type { KeysRepository } from '../../shared/domain/stores.ts';
+import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
+import type { MetricSpec } from '../../shared/observability/metric-names.ts';
 
 export type LogLine = Record<string, unknown>;
 
 export interface EmfLine extends LogLine {
-  _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> };
+  _aws: {
+    CloudWatchMetrics: Array<{
+      Namespace: string;
+      Dimensions: string[][];
+      Metrics: Array<{ Name: string; Unit: string }>;
+    }>;
+  };
 }
 
 export interface ParsedOutput {
@@ -57,12 +64,16 @@ export const linesOf = (parsed: ParsedOutput, source: LogSource): LogLine[] =>
 
 /** A field as Logs Insights flattens JSON: `error.stack` is `{"error": {"stack": …}}`. */
 export const fieldOf = (line: LogLine, path: string): unknown =>
-  path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as LogLine)[key] : undefined), line);
+  path
+    .split('.')
+    .reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as LogLine)[key] : undefined), line);
 
 /** EMF lines that declare `spec`'s metric, with the namespace and dimension sets they declare. */
 export const emfLinesOf = (emf: EmfLine[], spec: MetricSpec) =>
   emf.flatMap((line) =>
-    line._aws.CloudWatchMetrics.filter((directive) => directive.Metrics.some((metric) => metric.Name === spec.name)).map((directive) => ({
+    line._aws.CloudWatchMetrics.filter((directive) =>
+      directive.Metrics.some((metric) => metric.Name === spec.name),
+    ).map((directive) => ({
       line,
       namespace: directive.Namespace,
       dimensions: directive.Dimensions,
@@ -71,7 +82,9 @@ export const emfLinesOf = (emf: EmfLine[], spec: MetricSpec) =>
   );
 
 /** The running server's embedded DynamoDB, reached as the key tool reaches it. */
-export const embeddedDynamoDB = (dataDir: string): { client: DynamoDBClient; keys: KeysRepository; deleteTable(name: string): Promise<void> } => {
+export const embeddedDynamoDB = (
+  dataDir: string,
+): { client: DynamoDBClient; keys: KeysRepository; deleteTable(name: string): Promise<void> } => {
   const endpoint = readOwner(dataDir)?.dynamodbEndpoint;
   if (!endpoint) throw new Error(`no server holds ${dataDir}`);
   const client = new DynamoDBClient(localClientConfig(endpoint));

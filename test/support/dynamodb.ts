@@ -1,11 +1,12 @@
 // A fresh in-memory dynalite with the shared table definitions, for repository tests.
+
+import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { ensureTables } from '../../infra/local/embedded-dynamodb.ts';
 import { LOCAL_AWS_ENV, localClientConfig } from '../../infra/local/function-environment.ts';
+import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 
 export interface TestDynamoDB {
   endpoint: string;
@@ -19,9 +20,7 @@ export const startTestDynamoDB = async (): Promise<TestDynamoDB> => {
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await ensureTables(endpoint);
   Object.assign(process.env, LOCAL_AWS_ENV);
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient(localClientConfig(endpoint)),
-  );
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(endpoint)));
   return {
     endpoint,
     client,

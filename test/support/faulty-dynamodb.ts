@@ -25,7 +25,11 @@ const errors: Record<Exclude<Fault, 'slow'>, { status: number; type: string; mes
     message: (table) => `The level of configured provisioned throughput for the table ${table} was exceeded.`,
   },
   internal: { status: 500, type: 'InternalServerError', message: (table) => `Internal server error (table ${table})` },
-  validation: { status: 400, type: 'ValidationException', message: (table) => `One or more parameter values were invalid: table ${table}` },
+  validation: {
+    status: 400,
+    type: 'ValidationException',
+    message: (table) => `One or more parameter values were invalid: table ${table}`,
+  },
 };
 
 const readJson = (req: IncomingMessage): Promise<Record<string, unknown>> =>
@@ -49,7 +53,10 @@ export const startFaultyDynamoDB = async (fault: Fault): Promise<FaultyDynamoDB>
     state.requests.push(String(req.headers['x-amz-target'] ?? '').replace('DynamoDB_20120810.', ''));
     if (state.fault === 'slow') return; // never answers
     const { status, type, message } = errors[state.fault];
-    const json = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: message(String(body.TableName)) });
+    const json = JSON.stringify({
+      __type: `com.amazonaws.dynamodb.v20120810#${type}`,
+      message: message(String(body.TableName)),
+    });
     res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': 'FAKE0REQUEST0ID' });
     res.end(json);
   });
@@ -80,7 +87,11 @@ export const closedPort = async (): Promise<string> => {
 export const FAULT_BUDGET_MS = 8000;
 
 /** Words that must never reach a client: AWS error names and the fault tests' table names. */
-export const FAULT_TEST_TABLES = { pets: 'PetStore-faults-PetsTable7QX', keys: 'PetStore-faults-KeysTable7QX', counters: 'PetStore-faults-CountersTable7QX' };
+export const FAULT_TEST_TABLES = {
+  pets: 'PetStore-faults-PetsTable7QX',
+  keys: 'PetStore-faults-KeysTable7QX',
+  counters: 'PetStore-faults-CountersTable7QX',
+};
 export const LEAKS = [
   ...Object.values(FAULT_TEST_TABLES),
   'Exception',

@@ -57,7 +57,13 @@ export const httpClient = (baseUrl: string, maxSockets = 64): HttpClient => {
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                body: Buffer.concat(chunks).toString('utf8'),
+              }),
+            );
             res.on('error', reject);
           },
         );
@@ -100,7 +106,11 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
 };
 
 /** Runs `count` calls of `task`, at most `concurrency` at a time. */
-export const inParallel = async (count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> => {
+export const inParallel = async (
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> => {
   let next = 0;
   const worker = async () => {
     while (next < count) await task(next++);

@@ -1,6 +1,10 @@
 // Runs the real functions in this process, as Lambda would, with hand-built REST (v1)
 // proxy events: the middleware chain, the error model and the repositories all run
 // for real; only API Gateway is left out.
+
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -8,15 +12,12 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { functionEnvironment } from '../../infra/local/function-environment.ts';
 import { lambdaContext as localLambdaContext } from '../../infra/local/lambda-runtime.ts';
 import { proxyEvent as buildProxyEvent, type ClientRequest } from '../../infra/local/proxy-event.ts';
 import { matchRoute } from '../../infra/local/route-matcher.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/stages.ts';
-import { AUTHORIZER_ENTRY, routes, type OperationId } from '../../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
 
 export const TEST_STAGE = 'staging';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';
@@ -41,7 +42,10 @@ export const setFunctionEnv = (endpoint: string, tableNames: Partial<Record<stri
 };
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
+type AuthorizerHandler = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 export interface Functions {
   invoke(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult>;
@@ -111,8 +115,18 @@ export const proxyEvent = (options: EventOptions): APIGatewayProxyEvent => {
   });
 };
 
-export const jsonPost = (body: string, headers: Record<string, string> = {}, requestId?: string): APIGatewayProxyEvent =>
-  proxyEvent({ method: 'POST', path: '/v1/pets', body, headers: { 'Content-Type': 'application/json', ...headers }, requestId });
+export const jsonPost = (
+  body: string,
+  headers: Record<string, string> = {},
+  requestId?: string,
+): APIGatewayProxyEvent =>
+  proxyEvent({
+    method: 'POST',
+    path: '/v1/pets',
+    body,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    requestId,
+  });
 
 export const METHOD_ARN = `arn:aws:execute-api:us-east-1:123456789012:abc123/${TEST_STAGE}/GET/v1/pets`;
 

@@ -1,6 +1,6 @@
 // Starts `npm start`'s server as its own process, as a user would, and reads the
 // base URL and key from what it prints.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

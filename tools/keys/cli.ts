@@ -25,7 +25,9 @@ const run = async (keys: KeysRepository, command: string, args: { label?: string
     case 'list': {
       const all = await keys.list();
       if (!all.length) return console.log(`No keys on stage ${stage}.`);
-      console.table(all.map(({ keyId, label, createdAt, revokedAt }) => ({ keyId, label, createdAt, revokedAt: revokedAt ?? '' })));
+      console.table(
+        all.map(({ keyId, label, createdAt, revokedAt }) => ({ keyId, label, createdAt, revokedAt: revokedAt ?? '' })),
+      );
       return;
     }
     case 'revoke': {
@@ -43,7 +45,11 @@ const { values, positionals } = (() => {
   try {
     return parseArgs({
       allowPositionals: true,
-      options: { stage: { type: 'string', default: 'local' }, label: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        stage: { type: 'string', default: 'local' },
+        label: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     return fail(`${(error as Error).message}\n${USAGE}`);
@@ -57,5 +63,6 @@ if (values.help || !command) {
 const stage = values.stage!;
 const args = { label: values.label?.trim(), keyId };
 if (stage === 'local') await withLocalKeys((keys) => run(keys, command!, args, stage));
-else if ((DEPLOYED_STAGES as readonly string[]).includes(stage)) await run(await deployedKeys(stage as DeployedStage), command!, args, stage);
+else if ((DEPLOYED_STAGES as readonly string[]).includes(stage))
+  await run(await deployedKeys(stage as DeployedStage), command!, args, stage);
 else fail(`unknown stage ${stage}: use local, staging or production`);

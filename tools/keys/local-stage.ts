@@ -1,12 +1,14 @@
 // The key tool on stage `local`: through the running server's embedded DynamoDB when a
 // server holds the data directory, else by opening the directory itself (one process
 // at a time: two LevelDB writers would corrupt it).
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
-import { createKeysRepository, type KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
-import { keysTable } from '../../shared/dynamodb/tables.ts';
+
 import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import type { KeysRepository } from '../../shared/domain/stores.ts';
+import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { fail } from './fail.ts';
 
 export /** Runs `work` against the local stage's keys, through the running server's DynamoDB when there is one. */
@@ -39,4 +41,3 @@ const localKeys = (endpoint: string): KeysRepository => {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   return createKeysRepository(createDocumentClient(), keysTable.name);
 };
-

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { FunctionName } from '../../../infra/constructs/functions.ts';
-import { stackName, type DeployedStage } from '../../../infra/stages.ts';
+import { type DeployedStage, stackName } from '../../../infra/stages.ts';
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** cdk.out's name for CDK's validation report (aws-cdk-lib/cx-api VALIDATION_REPORT_FILE). */
@@ -56,7 +56,9 @@ const LOCK_STALE_MS = 5 * 60_000;
 const filesUnder = (path: string): string[] => {
   if (!existsSync(path) || NOT_INPUTS.includes(relative(REPOSITORY_ROOT, path))) return [];
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => filesUnder(join(path, name)));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => filesUnder(join(path, name)));
 };
 
 const fingerprint = (): string => {
@@ -97,7 +99,8 @@ const ensureAssembly = async (dir: string): Promise<Synthesis> => {
     renameSync(building, dir);
     // Older fingerprints will not be read again.
     for (const name of readdirSync(CACHE_ROOT)) {
-      if (/^[0-9a-f]{16}$/.test(name) && !dir.endsWith(name)) rmSync(join(CACHE_ROOT, name), { recursive: true, force: true });
+      if (/^[0-9a-f]{16}$/.test(name) && !dir.endsWith(name))
+        rmSync(join(CACHE_ROOT, name), { recursive: true, force: true });
     }
     return synthesis;
   } finally {
@@ -130,7 +133,7 @@ export interface Resource {
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
 }
-export interface Manifest {
+interface Manifest {
   artifacts: Record<string, { type: string; environment?: string; properties?: Record<string, any> }>;
 }
 

@@ -1,15 +1,23 @@
 // The heavy half of the CDK test support: builds the app in this process (aws-cdk-lib,
 // cdk-nag, bundling with esbuild) and gathers what the tests read besides the assembly.
 // Loaded only when the cached assembly is missing or stale (support/synth.ts).
-import { App, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, type CfnElement, type Stack, Validations } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createPetStoreApp } from '../../../infra/app.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
-import { REPOSITORY_ROOT, TEST_ENV, type Acknowledgement, type NagFinding, type StackIndex, type Synthesis } from './synth.ts';
+import {
+  type Acknowledgement,
+  type NagFinding,
+  REPOSITORY_ROOT,
+  type StackIndex,
+  type Synthesis,
+  TEST_ENV,
+} from './synth.ts';
 
 const logicalId = (construct: IConstruct): string => {
   const element = (construct.node.defaultChild ?? construct) as CfnElement;
@@ -57,7 +65,9 @@ const acknowledgementsIn = (app: App): Acknowledgement[] =>
 
 export const synthesizeInto = (outdir: string): Synthesis => {
   const started = performance.now();
-  const cdkJson = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+  const cdkJson = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
   const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
   process.env.CDK_DEFAULT_ACCOUNT = TEST_ENV.account;
   process.env.CDK_DEFAULT_REGION = TEST_ENV.region;
@@ -83,7 +93,10 @@ export const synthesizeInto = (outdir: string): Synthesis => {
       acknowledgements: acknowledgementsIn(app),
     };
   } finally {
-    for (const [name, value] of [['CDK_DEFAULT_ACCOUNT', saved.account], ['CDK_DEFAULT_REGION', saved.region]] as const) {
+    for (const [name, value] of [
+      ['CDK_DEFAULT_ACCOUNT', saved.account],
+      ['CDK_DEFAULT_REGION', saved.region],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }

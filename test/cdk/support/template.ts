@@ -39,8 +39,14 @@ interface Statement {
 export const allStatements = (template: CfnTemplate): { logicalId: string; statement: Statement }[] =>
   Object.entries(template.Resources).flatMap(([logicalId, r]) => {
     const documents: { Statement: Statement[] }[] = [];
-    if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') documents.push(r.Properties!.PolicyDocument);
-    if (r.Type === 'AWS::IAM::Role') documents.push(...((r.Properties!.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).map((p) => p.PolicyDocument));
+    if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy')
+      documents.push(r.Properties!.PolicyDocument);
+    if (r.Type === 'AWS::IAM::Role')
+      documents.push(
+        ...((r.Properties!.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).map(
+          (p) => p.PolicyDocument,
+        ),
+      );
     return documents.flatMap((d) => d.Statement.map((statement) => ({ logicalId, statement })));
   });
 
@@ -50,15 +56,20 @@ export const allStatements = (template: CfnTemplate): { logicalId: string; state
  */
 export const grantsOf = (template: CfnTemplate, roleLogicalId: string): string[] => {
   const attached = resourcesOfType(template, 'AWS::IAM::Policy')
-    .filter(([, policy]) => (policy.Properties!.Roles as unknown[]).some((role) => render(role) === `\${${roleLogicalId}}`))
+    .filter(([, policy]) =>
+      (policy.Properties!.Roles as unknown[]).some((role) => render(role) === `\${${roleLogicalId}}`),
+    )
     .flatMap(([, policy]) => policy.Properties!.PolicyDocument.Statement as Statement[]);
-  const inline = ((resource(template, roleLogicalId).Properties!.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).flatMap(
-    (p) => p.PolicyDocument.Statement,
-  );
+  const inline = (
+    (resource(template, roleLogicalId).Properties!.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]
+  ).flatMap((p) => p.PolicyDocument.Statement);
   return [...attached, ...inline]
     .flatMap((s) => {
-      if (s.Condition || s.NotAction || s.NotResource) throw new Error(`unexpected statement shape: ${JSON.stringify(s)}`);
-      return [s.Action].flat().flatMap((action) => [s.Resource].flat().map((r) => `${s.Effect} ${action} ${render(r)}`));
+      if (s.Condition || s.NotAction || s.NotResource)
+        throw new Error(`unexpected statement shape: ${JSON.stringify(s)}`);
+      return [s.Action]
+        .flat()
+        .flatMap((action) => [s.Resource].flat().map((r) => `${s.Effect} ${action} ${render(r)}`));
     })
     .sort();
 };

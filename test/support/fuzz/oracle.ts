@@ -44,7 +44,12 @@ const echoable = (request: FuzzRequest): string => {
   parts.push(text);
   const collect = (value: unknown): void => {
     if (typeof value === 'string') parts.push(value);
-    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) (parts.push(k), collect(v));
+    else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        parts.push(k);
+        collect(v);
+      }
+    }
   };
   try {
     collect(JSON.parse(text));
@@ -64,7 +69,10 @@ const MAX_HEADER_BYTES = 16 * 1024;
 /** A request line with bytes outside visible ASCII, or headers over the limit: refused before routing. */
 const outsideHttp = (request: FuzzRequest): boolean =>
   /[^\x21-\x7e]/.test(request.path) ||
-  Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, request.path.length) > MAX_HEADER_BYTES;
+  Object.entries(request.headers).reduce(
+    (sum, [name, value]) => sum + name.length + value.length + 4,
+    request.path.length,
+  ) > MAX_HEADER_BYTES;
 
 export interface OracleSecrets {
   key: string;
@@ -75,7 +83,8 @@ export const violations = (request: FuzzRequest, answer: Answer, secrets: Oracle
   const found: string[] = [];
   const { status } = answer;
   if (status >= 500) found.push(`${status}: a server error`);
-  if (!/^application\/json\b/i.test(header(answer, 'content-type') ?? '')) found.push(`Content-Type is ${header(answer, 'content-type')}`);
+  if (!/^application\/json\b/i.test(header(answer, 'content-type') ?? ''))
+    found.push(`Content-Type is ${header(answer, 'content-type')}`);
   const requestId = header(answer, 'x-amzn-requestid');
   if (!requestId) found.push('no x-amzn-RequestId header');
   if (answer.body.includes(secrets.key)) found.push('the body contains the key');
@@ -96,7 +105,8 @@ export const violations = (request: FuzzRequest, answer: Answer, secrets: Oracle
     if (status !== 400) found.push(`${status} for a request Node's HTTP parser refuses (expected 400)`);
   } else {
     if (!match && status !== 404) found.push(`${status} for a route that does not exist (expected 404)`);
-    if (match && !authorized && status !== 401) found.push(`${status} for a request without a valid key (expected 401)`);
+    if (match && !authorized && status !== 401)
+      found.push(`${status} for a request without a valid key (expected 401)`);
     if (match && authorized && !ALLOWED_STATUSES[match.route.operationId].includes(status)) {
       found.push(`${status} is not an answer of ${match.route.operationId}`);
     }
@@ -112,7 +122,8 @@ export const violations = (request: FuzzRequest, answer: Answer, secrets: Oracle
     if (CODE_STATUS[error.code] !== status) found.push(`code ${error.code} with HTTP ${status}`);
     if (error.requestId !== requestId) found.push('Error body requestId ≠ x-amzn-RequestId');
     if (error.details && error.code !== 'BAD_REQUEST') found.push(`details on a ${error.code}`);
-    if (status === 401 && header(answer, 'www-authenticate') !== 'Bearer') found.push('401 without WWW-Authenticate: Bearer');
+    if (status === 401 && header(answer, 'www-authenticate') !== 'Bearer')
+      found.push('401 without WWW-Authenticate: Bearer');
     const echo = echoable(request);
     for (const [what, pattern] of LEAKS) {
       for (const [leak] of answer.body.matchAll(pattern)) {
@@ -121,7 +132,8 @@ export const violations = (request: FuzzRequest, answer: Answer, secrets: Oracle
     }
   } else if (match) {
     const schema = match.route.operationId === 'listPets' ? Pets : Pet;
-    if (!schema.safeParse(body).success) found.push(`not a ${match.route.operationId} answer: ${answer.body.slice(0, 200)}`);
+    if (!schema.safeParse(body).success)
+      found.push(`not a ${match.route.operationId} answer: ${answer.body.slice(0, 200)}`);
     if (match.route.operationId === 'createPet' && !header(answer, 'location')?.endsWith(`/pets/${(body as Pet).id}`)) {
       found.push('201 without the Location of the new animal');
     }

@@ -20,13 +20,35 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const pathChar = fc.integer({ min: 0x21, max: 0xff }).map((code) => String.fromCharCode(code));
 const rawText = (maxLength: number) => fc.string({ unit: pathChar, maxLength });
 /** Characters node:http accepts in a header value (latin-1 without control characters). */
-const headerChar = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((code) => String.fromCharCode(code));
+const headerChar = fc
+  .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }))
+  .map((code) => String.fromCharCode(code));
 /** Any Unicode text, percent-encoded as a client would send it. */
 const encodedText = (maxLength: number) => fc.string({ unit: 'binary', maxLength }).map(encodeURIComponent);
 /** Broken percent-encodings and other things a decoder trips on. */
-const brokenEncoding = fc.constantFrom('%', '%2', '%zz', '%E0%A4%A', '%C0%AF', '%00', '%FF%FE', '..', '%2e%2e', '%2F', '//');
-const bigNumber = fc.oneof(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String), fc.constantFrom(String(MAX_ID), String(MAX_ID + 1), '9'.repeat(40)));
-const numberText = fc.oneof(fc.integer({ min: -5, max: LIMIT_MAX + 5 }).map(String), bigNumber, fc.double().map(String), fc.constantFrom('1e3', '0x10', '007', '+5', ' 5', '1.0', ''));
+const brokenEncoding = fc.constantFrom(
+  '%',
+  '%2',
+  '%zz',
+  '%E0%A4%A',
+  '%C0%AF',
+  '%00',
+  '%FF%FE',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '//',
+);
+const bigNumber = fc.oneof(
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  fc.constantFrom(String(MAX_ID), String(MAX_ID + 1), '9'.repeat(40)),
+);
+const numberText = fc.oneof(
+  fc.integer({ min: -5, max: LIMIT_MAX + 5 }).map(String),
+  bigNumber,
+  fc.double().map(String),
+  fc.constantFrom('1e3', '0x10', '007', '+5', ' 5', '1.0', ''),
+);
 /** Names that reach Object.prototype when used as keys of a plain object. */
 const prototypeNames = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty');
 const oversized = fc.integer({ min: 1, max: 3 }).map((factor) => 'x'.repeat(factor * 2500));
@@ -67,7 +89,11 @@ const jsonBody = fc.oneof(
     arbitrary: fc
       .record(
         {
-          name: fc.oneof(fc.string({ maxLength: NAME_MAX_LENGTH + 5 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.anything()),
+          name: fc.oneof(
+            fc.string({ maxLength: NAME_MAX_LENGTH + 5 }),
+            fc.string({ unit: 'grapheme', maxLength: 20 }),
+            fc.anything(),
+          ),
           categoryId: fc.oneof(fc.integer({ min: -2, max: 100 }), fc.double(), bigNumber, fc.anything()),
           status: fc.oneof(fc.constantFrom(...STATUSES), fc.string({ maxLength: 10 }), fc.anything()),
           id: fc.anything(),
@@ -77,14 +103,24 @@ const jsonBody = fc.oneof(
       .map((record) => JSON.stringify(record)),
   },
   { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
-  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify({ name: 'Rex', categoryId: 1, extra: value })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .jsonValue({ maxDepth: 2 })
+      .map((value) => JSON.stringify({ name: 'Rex', categoryId: 1, extra: value })),
+  },
   { weight: 1, arbitrary: prototypeNames.map((name) => `{"name":"Rex","categoryId":1,"${name}":{"status":"sold"}}`) },
 );
 const body = fc.oneof(
   { weight: 6, arbitrary: jsonBody.map((text) => Buffer.from(text, 'utf8')) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 50 }).map((text) => Buffer.from(text, 'utf8')) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)) },
-  { weight: 1, arbitrary: fc.integer({ min: MAX_BODY_BYTES - 20, max: MAX_BODY_BYTES + 200 }).map((size) => Buffer.from(JSON.stringify({ name: 'x'.repeat(size), categoryId: 1 }))) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: MAX_BODY_BYTES - 20, max: MAX_BODY_BYTES + 200 })
+      .map((size) => Buffer.from(JSON.stringify({ name: 'x'.repeat(size), categoryId: 1 }))),
+  },
   { weight: 1, arbitrary: fc.constant(Buffer.alloc(0)) },
 );
 
@@ -96,8 +132,20 @@ const authorization = (key: string) =>
       weight: 3,
       arbitrary: fc.oneof(
         fc.constant(undefined),
-        fc.constantFrom('', 'Bearer', 'Bearer ', `Basic ${key}`, `Bearer ${key} ${key}`, `Bearer ${key.slice(0, -1)}`, `Bearer ${key}x`, `Token ${key}`, key),
-        fc.string({ unit: fc.constantFrom(...BASE62), minLength: 32, maxLength: 60 }).map((random) => `Bearer pet_${random}`),
+        fc.constantFrom(
+          '',
+          'Bearer',
+          'Bearer ',
+          `Basic ${key}`,
+          `Bearer ${key} ${key}`,
+          `Bearer ${key.slice(0, -1)}`,
+          `Bearer ${key}x`,
+          `Token ${key}`,
+          key,
+        ),
+        fc
+          .string({ unit: fc.constantFrom(...BASE62), minLength: 32, maxLength: 60 })
+          .map((random) => `Bearer pet_${random}`),
         fc.string({ unit: headerChar, maxLength: 40 }),
         oversized.map((text) => `Bearer pet_${text}`),
       ),
@@ -105,13 +153,26 @@ const authorization = (key: string) =>
   );
 const contentType = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON') },
-  { weight: 2, arbitrary: fc.oneof(fc.constant(undefined), fc.constantFrom('text/plain', 'application/jsonp', 'application/x-www-form-urlencoded', 'json', ''), fc.string({ unit: headerChar, maxLength: 30 })) },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom('text/plain', 'application/jsonp', 'application/x-www-form-urlencoded', 'json', ''),
+      fc.string({ unit: headerChar, maxLength: 30 }),
+    ),
+  },
 );
 /** Extra headers the API ignores, now and then past the server's 16 KiB of headers; framing stays node:http's business. */
 const extraHeaders = fc.dictionary(
-  fc.oneof({ weight: 6, arbitrary: fc.stringMatching(/^x-[a-z0-9-]{1,20}$/) }, { weight: 1, arbitrary: prototypeNames }),
   fc.oneof(
-    { weight: 10, arbitrary: fc.oneof(fc.string({ unit: headerChar, maxLength: 40 }), fc.constantFrom('', '\t', 'null', '{}')) },
+    { weight: 6, arbitrary: fc.stringMatching(/^x-[a-z0-9-]{1,20}$/) },
+    { weight: 1, arbitrary: prototypeNames },
+  ),
+  fc.oneof(
+    {
+      weight: 10,
+      arbitrary: fc.oneof(fc.string({ unit: headerChar, maxLength: 40 }), fc.constantFrom('', '\t', 'null', '{}')),
+    },
     { weight: 1, arbitrary: fc.integer({ min: 12, max: 20 }).map((kib) => 'h'.repeat(kib * 1024)) },
   ),
   { maxKeys: 3 },
@@ -119,15 +180,40 @@ const extraHeaders = fc.dictionary(
 
 const route = fc.oneof(
   { weight: 4, arbitrary: queryString.map((query) => ({ method: 'GET', path: `/v1/pets${query}` })) },
-  { weight: 3, arbitrary: fc.tuple(petIdSegment, queryString).map(([id, query]) => ({ method: 'GET', path: `/v1/pets/${id}${query}` })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(petIdSegment, queryString)
+      .map(([id, query]) => ({ method: 'GET', path: `/v1/pets/${id}${query}` })),
+  },
   { weight: 4, arbitrary: queryString.map((query) => ({ method: 'POST', path: `/v1/pets${query}` })) },
   {
     weight: 2,
     arbitrary: fc.record({
       method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
       path: fc.oneof(
-        fc.constantFrom('/', '/v1', '/v1/', '/v1/pets/', '/v1/pets/1/', '/v1/pets/1/extra', '/v2/pets', '//v1//pets', '/V1/PETS', '/v1/store/orders'),
-        fc.array(fc.oneof(encodedText(10), brokenEncoding, rawText(10).filter((s) => !s.includes('/'))), { minLength: 1, maxLength: 4 }).map((segments) => `/${segments.join('/')}`),
+        fc.constantFrom(
+          '/',
+          '/v1',
+          '/v1/',
+          '/v1/pets/',
+          '/v1/pets/1/',
+          '/v1/pets/1/extra',
+          '/v2/pets',
+          '//v1//pets',
+          '/V1/PETS',
+          '/v1/store/orders',
+        ),
+        fc
+          .array(
+            fc.oneof(
+              encodedText(10),
+              brokenEncoding,
+              rawText(10).filter((s) => !s.includes('/')),
+            ),
+            { minLength: 1, maxLength: 4 },
+          )
+          .map((segments) => `/${segments.join('/')}`),
       ),
     }),
   },
@@ -135,7 +221,13 @@ const route = fc.oneof(
 
 export const fuzzRequest = (key: string): fc.Arbitrary<FuzzRequest> =>
   fc
-    .record({ route, authorization: authorization(key), contentType, extra: extraHeaders, body: fc.option(body, { freq: 3, nil: undefined }) })
+    .record({
+      route,
+      authorization: authorization(key),
+      contentType,
+      extra: extraHeaders,
+      body: fc.option(body, { freq: 3, nil: undefined }),
+    })
     .map(({ route, authorization, contentType, extra, body }) => {
       const headers: Record<string, string> = { ...extra };
       if (authorization !== undefined) headers.Authorization = authorization;

@@ -3,9 +3,9 @@
 // `parallel` independent properties (seeds seed, seed+1, …) run side by side, so
 // the server also sees concurrent malformed traffic.
 import fc from 'fast-check';
-import { httpClient } from '../http-load.ts';
-import { fuzzRequest, type FuzzRequest } from './requests.ts';
+import { type Answer, httpClient } from '../http-load.ts';
 import { violations } from './oracle.ts';
+import { type FuzzRequest, fuzzRequest } from './requests.ts';
 
 export interface FuzzOptions {
   baseUrl: string;
@@ -27,7 +27,14 @@ export interface FuzzOutcome {
 }
 
 const describe = (request: FuzzRequest) =>
-  JSON.stringify({ ...request, body: request.body && (request.body.length > 300 ? `${request.body.subarray(0, 300).toString('utf8')}… (${request.body.length} bytes)` : request.body.toString('utf8')) });
+  JSON.stringify({
+    ...request,
+    body:
+      request.body &&
+      (request.body.length > 300
+        ? `${request.body.subarray(0, 300).toString('utf8')}… (${request.body.length} bytes)`
+        : request.body.toString('utf8')),
+  });
 
 export const fuzz = async (options: FuzzOptions): Promise<FuzzOutcome> => {
   const statuses: Record<number, number> = {};
@@ -37,7 +44,7 @@ export const fuzz = async (options: FuzzOptions): Promise<FuzzOutcome> => {
   const one = async (index: number) => {
     const client = httpClient(new URL(options.baseUrl).origin, 1);
     const property = fc.asyncProperty(fuzzRequest(options.key), async (request) => {
-      let answer;
+      let answer: Answer;
       try {
         answer = await client.send(request);
       } catch (error) {
@@ -46,7 +53,10 @@ export const fuzz = async (options: FuzzOptions): Promise<FuzzOutcome> => {
       requests++;
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
       const found = violations(request, answer, { key: options.key });
-      if (found.length) throw new Error(`${found.join('; ')}\nrequest: ${describe(request)}\nanswer: ${answer.status} ${answer.body.slice(0, 500)}`);
+      if (found.length)
+        throw new Error(
+          `${found.join('; ')}\nrequest: ${describe(request)}\nanswer: ${answer.status} ${answer.body.slice(0, 500)}`,
+        );
     });
     try {
       return await fc.check(property, {

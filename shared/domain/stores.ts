@@ -1,0 +1,40 @@
+// The domain: what the service knows of animals and keys, whatever stores them. These
+// ports are what the Lambda adapter (shared/lambda) calls; shared/dynamodb implements
+// them. Beside them: the paging cursor, the id allocator and the API key format.
+// shared/domain imports only shared/api (the contract's shapes and typed errors).
+import type { NewPet, Pet, PetStatus } from '../api/schemas.ts';
+
+interface ListRequest {
+  limit: number;
+  status?: PetStatus | undefined;
+  cursor?: string | undefined;
+}
+export interface ListPage {
+  pets: Pet[];
+  /** Present when more animals match: the cursor of the next page. */
+  nextCursor?: string;
+}
+
+export interface PetsRepository {
+  create(newPet: NewPet): Promise<Pet>;
+  get(id: number): Promise<Pet | undefined>;
+  list(request: ListRequest): Promise<ListPage>;
+}
+
+export interface KeyRecord {
+  keyId: string;
+  label: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+export interface KeysRepository {
+  /** The key's id and whether it was revoked; undefined when no such key was ever issued. */
+  lookup(key: string): Promise<{ keyId: string; revoked: boolean } | undefined>;
+  /** Issues a new key: the only time the key itself is ever seen. */
+  create(label: string): Promise<KeyRecord & { key: string }>;
+  /** Registers a key chosen elsewhere (PETSTORE_API_KEY); keeps the record if it exists. */
+  register(key: string, label: string): Promise<KeyRecord>;
+  list(): Promise<KeyRecord[]>;
+  /** Revokes by key id; false when no such key exists. Revoking twice keeps the first time. */
+  revoke(keyId: string): Promise<boolean>;
+}
