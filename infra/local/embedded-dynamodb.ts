@@ -7,6 +7,7 @@ import dynalite from 'dynalite';
 import { type TableDefinition, tables } from '../../shared/dynamodb/tables.ts';
 import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
+import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item write: no phantom after a crash
 
 export interface EmbeddedDynamoDB {
   endpoint: string;
