@@ -20,7 +20,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type GatewayResponseType, gatewayResponses } from '../../shared/api/gateway-responses.ts';
-import { API_VERSION_PATH, type OperationId, resourcePath, routes } from '../../shared/api/routes.ts';
+import {
+  API_VERSION_PATH,
+  BINARY_MEDIA_TYPES,
+  type OperationId,
+  resourcePath,
+  routes,
+} from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import { accessLogFormat } from '../access-log.ts';
 import type { StageSettings } from '../stages.ts';
@@ -68,6 +74,8 @@ export class Api extends Construct {
       // in it: two stage stacks must not both own it. Set once by hand (README, Deploying).
       cloudWatchRole: false,
       failOnWarnings: true,
+      // Bodies reach the functions as the client's bytes, so that invalid UTF-8 is refused, not stored as U+FFFD.
+      binaryMediaTypes: BINARY_MEDIA_TYPES,
       deployOptions: {
         stageName: settings.stage,
         throttlingRateLimit: settings.throttling.rateLimit,

@@ -9,6 +9,14 @@ export const LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS = 2500;
 
 export const LOCAL_DEFAULTS = { port: 3000, host: '127.0.0.1' } as const;
 
+/**
+ * Each function's concurrency: what the embedded DynamoDB, sharing the process's CPU,
+ * keeps up with on two cores (docs/performance.md). Beyond the queue, 429.
+ */
+export const LOCAL_FUNCTION_CONCURRENCY = { limit: 8, queue: 1000 } as const;
+/** Pipelined requests one connection may have waiting before the server stops reading it. */
+export const LOCAL_PIPELINE_DEPTH = 16;
+
 export const Config = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(LOCAL_DEFAULTS.port),
   HOST: z.string().min(1).default(LOCAL_DEFAULTS.host),
@@ -18,6 +26,9 @@ export const Config = z.object({
   // API Gateway's account-level defaults: the local stage throttles like a deployed one.
   PETSTORE_THROTTLE_RATE: z.coerce.number().positive().default(10_000),
   PETSTORE_THROTTLE_BURST: z.coerce.number().int().min(1).default(5_000),
+  PETSTORE_FUNCTION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(LOCAL_FUNCTION_CONCURRENCY.limit),
+  PETSTORE_FUNCTION_QUEUE: z.coerce.number().int().min(0).default(LOCAL_FUNCTION_CONCURRENCY.queue),
+  PETSTORE_PIPELINE_DEPTH: z.coerce.number().int().min(1).default(LOCAL_PIPELINE_DEPTH),
   PETSTORE_DYNAMODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(3000).default(LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });

@@ -12,9 +12,10 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
-import { type OperationId, resourcePath } from '../../shared/api/routes.ts';
+import { isBinaryMediaType, type OperationId, resourcePath } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import type { AccessLogLine } from '../access-log.ts';
+import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
 import { matchRoute } from './route-matcher.ts';
@@ -57,6 +58,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       try {
         result = await authorizer.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
       } catch (error) {
+        if (error instanceof ConcurrencyLimitExceeded) throw new GatewayError('THROTTLED', 'Too Many Requests');
         if ((error as Error).message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED', 'Unauthorized');
         throw new GatewayError('AUTHORIZER_FAILURE', 'Authorizer failed');
       }
@@ -90,7 +92,9 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     log.resourcePath = resourcePath(match.route);
     if (!throttle.tryTake()) throw new GatewayError('THROTTLED', 'Too Many Requests');
 
-    const token = req.headers.authorization;
+    // Of two Authorization headers Node keeps the first and the function would see the
+    // last: a credential that is not exactly one header is none (the contract's 401).
+    const token = req.headersDistinct.authorization?.length === 1 ? req.headers.authorization : undefined;
     if (!token || !authorizationFormat.test(token)) throw new GatewayError('UNAUTHORIZED', 'Unauthorized');
     const methodArn = `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
     const identity = await authorize(token, methodArn);
@@ -107,7 +111,9 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     let result: APIGatewayProxyResult;
     try {
       result = await functions[match.route.operationId].invoke(event);
-    } catch {
+    } catch (error) {
+      // The function's queue is full: the local stage refuses as a throttle would, never with a 5xx.
+      if (error instanceof ConcurrencyLimitExceeded) throw new GatewayError('THROTTLED', 'Too Many Requests');
       // Deployed, a function that throws or runs past its 10 s timeout is a Lambda error: 502 → INTEGRATION_FAILURE.
       throw new GatewayError('INTEGRATION_FAILURE', 'Internal server error');
     } finally {
@@ -135,6 +141,9 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     };
     handle(req, requestId, log)
       .catch((error: unknown) => {
+        // The client left, or sent a body Node could not parse (answerClientError answers that):
+        // nobody waits for this answer, so there is none, and no access log line.
+        if (error instanceof RequestAbandoned) return undefined;
         const type: GatewayResponseType = error instanceof GatewayError ? error.type : 'DEFAULT_5XX';
         const message = error instanceof GatewayError ? error.message : 'Internal server error';
         log.errorResponseType = type;
@@ -146,13 +155,18 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         };
       })
       .then((result) => {
-        writeResult(res, requestId, result);
+        if (!result || res.destroyed) return;
         log.status = result.statusCode;
         log.responseLatency = Date.now() - started;
-        accessLog(log);
+        // Logged once the answer is handed to the connection: one line per answer a client got.
+        res.once('finish', () => accessLog(log));
+        writeResult(res, requestId, result);
       });
   };
 };
+
+/** The request ended without its whole body: the client left, or its framing was malformed. */
+class RequestAbandoned extends Error {}
 
 /** Reads the whole body, keeping at most API Gateway's payload limit of it. */
 const readBody = (req: IncomingMessage): Promise<Buffer> =>
@@ -168,7 +182,10 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
         ? reject(new GatewayError('REQUEST_TOO_LARGE', 'Request Too Long'))
         : resolve(Buffer.concat(chunks)),
     );
-    req.on('error', reject);
+    req.on('error', () => reject(new RequestAbandoned()));
+    req.on('close', () => {
+      if (!req.complete) reject(new RequestAbandoned());
+    });
   });
 
 /** The request as API Gateway reads it: rawHeaders keep the client's spelling of names. */
@@ -178,8 +195,11 @@ const clientRequest = (req: IncomingMessage, url: URL, body: Buffer): ClientRequ
   return {
     url,
     headers,
-    body: body.length ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    // As API Gateway with the API's binary media types: the client's bytes, untouched
+    // (decoding them here would put U+FFFD in place of invalid UTF-8 before the function looks).
+    ...(body.length && isBinaryMediaType(req.headers['content-type'])
+      ? { body: body.toString('base64'), isBase64Encoded: true }
+      : { body: body.length ? body.toString('utf8') : null, isBase64Encoded: false }),
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
     protocol: `HTTP/${req.httpVersion}`,
     domainName: req.headers.host ?? 'localhost',
@@ -222,27 +242,43 @@ const allows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean 
 
 const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
+/** A gateway response written straight to a connection Node's HTTP server gave up on; then closes it. */
+const answerRaw = (socket: Duplex, type: GatewayResponseType, message: string): void => {
+  const requestId = randomUUID();
+  const body = JSON.stringify(gatewayErrorBody(type, requestId, message));
+  const { status, headers } = gatewayResponses[type];
+  const extra = Object.entries(headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nx-amzn-RequestId: ${requestId}\r\n` +
+      `${extra.join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+};
+
 /**
  * What Node's HTTP parser refuses before any handler runs (bytes outside HTTP's
  * grammar in the request line or a header, headers over 16 KiB) still gets the
- * contract's Error body, instead of Node's bare `400`/`431` with no body.
+ * contract's Error body, instead of Node's bare `400`/`431` with no body. A method
+ * Node's parser does not know (`FOO`, lower-case `get`) names no route: 404, as API
+ * Gateway answers any method it has no resource for.
  */
 export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const requestId = randomUUID();
+  if (error.code === 'HPE_INVALID_METHOD') {
+    answerRaw(socket, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+    return;
+  }
   const message =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? 'Request headers are too large'
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'The request was not received in time'
         : 'Malformed HTTP request';
-  const body = JSON.stringify(gatewayErrorBody('DEFAULT_4XX', requestId, message));
-  const { status } = gatewayResponses.DEFAULT_4XX;
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nx-amzn-RequestId: ${requestId}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  answerRaw(socket, 'DEFAULT_4XX', message);
 };
+
+/** `CONNECT`, which Node hands over as a tunnel request, names no route either: 404. */
+export const answerConnect = (_req: IncomingMessage, socket: Duplex): void =>
+  answerRaw(socket, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');

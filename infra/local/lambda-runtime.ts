@@ -1,5 +1,6 @@
-// Runs a function's handler as Lambda would, in this process. Invocations run side
-// by side, as in an execution environment with AWS_LAMBDA_MAX_CONCURRENCY set:
+// Runs a function's handler as Lambda would, in this process, at most its concurrency
+// of invocations at once (concurrency.ts). Those run side by side, as in an execution
+// environment with AWS_LAMBDA_MAX_CONCURRENCY set:
 // Powertools then keeps each invocation's log keys and metrics in the InvokeStore,
 // so concurrent requests never see each other's request id or key id.
 
@@ -9,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 import { FUNCTION_TIMEOUT_SECONDS } from '../stages.ts';
+import { createConcurrencyLimit } from './concurrency.ts';
 
 class FunctionTimeoutError extends Error {}
 
@@ -19,13 +21,27 @@ export interface LocalFunction<E, R> {
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
 
-/** Must run before any function module is imported, as the runtime does before init. */
+/**
+ * Must run before any function module is imported and before the process's first
+ * AWS SDK call, as the runtime does before init: that call fixes the InvokeStore, and
+ * one made earlier fixes a single-invocation store, whose request id every concurrent
+ * invocation shares (log lines named another request's function_request_id).
+ */
 export const prepareRuntime = async (concurrency = 64): Promise<void> => {
   process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= String(concurrency);
   // As Lambda sets it for on-demand functions: Powertools reports cold starts only then.
   process.env.AWS_LAMBDA_INITIALIZATION_TYPE ??= 'on-demand';
-  await InvokeStore.getInstanceAsync(true);
+  const store = await InvokeStore.getInstanceAsync(true);
+  if (store.constructor.name !== 'InvokeStoreMulti') {
+    throw new Error('prepareRuntime must run before the first AWS SDK call of the process');
+  }
 };
+
+/** Lambda's concurrency of one function, and how many invocations may wait for it. */
+export interface FunctionConcurrency {
+  limit: number;
+  queue: number;
+}
 
 /** The context Lambda passes a handler; `deadline` is the epoch millisecond its time runs out. */
 export const lambdaContext = (name: string, deadline: number): Context => ({
@@ -46,25 +62,26 @@ export const lambdaContext = (name: string, deadline: number): Context => ({
 export const loadFunction = async <E, R>(
   name: string,
   entry: string,
+  concurrency: FunctionConcurrency,
   timeoutMs = FUNCTION_TIMEOUT_SECONDS * 1000,
 ): Promise<LocalFunction<E, R>> => {
   const module = (await import(pathToFileURL(resolve(entry)).href)) as { handler: Handler<E, R> };
   const store = await InvokeStore.getInstanceAsync();
+  const slots = createConcurrencyLimit(name, concurrency.limit, concurrency.queue);
+  const invokeNow = (event: E): Promise<R> => {
+    const context = lambdaContext(name, Date.now() + timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new FunctionTimeoutError(`${name} timed out after ${timeoutMs} ms`)), timeoutMs);
+    });
+    const running = store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () =>
+      module.handler(event, context),
+    );
+    return Promise.race([running, timedOut]).finally(() => clearTimeout(timer));
+  };
   return {
     name,
-    invoke(event) {
-      const context = lambdaContext(name, Date.now() + timeoutMs);
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new FunctionTimeoutError(`${name} timed out after ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
-      const run = store.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () =>
-        module.handler(event, context),
-      );
-      return Promise.race([run, timedOut]).finally(() => clearTimeout(timer));
-    },
+    // The timeout starts when the invocation runs, not while it waits for a slot.
+    invoke: (event) => slots.run(() => invokeNow(event)),
   };
 };

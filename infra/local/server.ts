@@ -22,6 +22,8 @@ try {
     apiKey: config.PETSTORE_API_KEY,
     authorizerCacheTtlSeconds: config.PETSTORE_AUTHORIZER_CACHE_TTL,
     throttle: { rate: config.PETSTORE_THROTTLE_RATE, burst: config.PETSTORE_THROTTLE_BURST },
+    functionConcurrency: { limit: config.PETSTORE_FUNCTION_CONCURRENCY, queue: config.PETSTORE_FUNCTION_QUEUE },
+    pipelineDepth: config.PETSTORE_PIPELINE_DEPTH,
     dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
@@ -55,3 +57,13 @@ const stop = async () => {
 };
 process.once('SIGINT', () => void stop());
 process.once('SIGTERM', () => void stop());
+// Under `npm start`, npm runs this process through a shell. A SIGTERM sent to npm (as
+// process managers and `timeout` send it) ends npm and the shell but never reaches
+// this process, which kept the port and the data directory. Its parent going away
+// (this process is handed to another) is that SIGTERM: stop the same way.
+if (process.env.npm_lifecycle_event) {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop();
+  }, 250).unref();
+}

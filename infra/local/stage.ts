@@ -9,12 +9,14 @@ import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';
-import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS } from './config.ts';
+import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, LOCAL_FUNCTION_CONCURRENCY, LOCAL_PIPELINE_DEPTH } from './config.ts';
+import { oneRequestAtATimePerConnection } from './connections.ts';
 import { lockDataDir, persistentSecret } from './data-dir.ts';
+import { developmentKey } from './development-key.ts';
 import { ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { functionEnvironment } from './function-environment.ts';
-import { answerClientError, createGateway, type GatewayOptions } from './gateway.ts';
-import { loadFunction, prepareRuntime } from './lambda-runtime.ts';
+import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
+import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
 
 export const STAGE = 'local';
 
@@ -22,10 +24,14 @@ export interface LocalStageOptions {
   port: number;
   host: string;
   dataDir: string;
-  /** A key to register and accept; a new one is issued when absent. */
+  /** A key to register and accept; else the data directory's development key (development-key.ts). */
   apiKey?: string | undefined;
   authorizerCacheTtlSeconds: number;
   throttle: { rate: number; burst: number };
+  /** Each function's concurrency and how many invocations may wait for it (deployed: the account's 1000). */
+  functionConcurrency?: FunctionConcurrency;
+  /** Requests one connection may have waiting (pipelined) before the server stops reading it. */
+  pipelineDepth?: number;
   /** The functions' DynamoDB request timeout (deployed: 1 s): the embedded store shares this process's CPU. */
   dynamodbRequestTimeoutMs?: number;
   logLevel: string;
@@ -44,6 +50,7 @@ export interface LocalStage {
 
 /** Throws DataDirInUseError when another process holds `dataDir`. One stage per process. */
 export const startLocalStage = async (options: LocalStageOptions): Promise<LocalStage> => {
+  await prepareRuntime(); // before the first SDK call (ensureTables)
   const lock = lockDataDir(options.dataDir, 'server');
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
   lock.update({ dynamodbEndpoint: dynamodb.endpoint });
@@ -61,26 +68,30 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   );
 
   const keys = createKeysRepository(createDocumentClient(), keysTable.name);
-  const key = options.apiKey ?? (await keys.create(`npm start ${new Date().toISOString()}`)).key;
-  const keyRecord = await keys.register(key, 'PETSTORE_API_KEY');
+  const { key, keyRecord } = options.apiKey
+    ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
+    : await developmentKey(lock.dir, keys);
 
-  await prepareRuntime();
+  const functionConcurrency = options.functionConcurrency ?? LOCAL_FUNCTION_CONCURRENCY;
   const functions = Object.fromEntries(
     await Promise.all(
-      routes.map(async (r) => [r.operationId, await loadFunction(`petstore-${STAGE}-${r.operationId}`, r.entry)]),
+      routes.map(async (r) => [
+        r.operationId,
+        await loadFunction(`petstore-${STAGE}-${r.operationId}`, r.entry, functionConcurrency),
+      ]),
     ),
   ) as GatewayOptions['functions'];
-  const server = createServer(
-    createGateway({
-      stage: STAGE,
-      functions,
-      authorizer: await loadFunction(`petstore-${STAGE}-authorizer`, AUTHORIZER_ENTRY),
-      authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
-      throttle: options.throttle,
-      accessLog: options.accessLog ?? (() => undefined),
-    }),
-  );
+  const gateway = createGateway({
+    stage: STAGE,
+    functions,
+    authorizer: await loadFunction(`petstore-${STAGE}-authorizer`, AUTHORIZER_ENTRY, functionConcurrency),
+    authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+    throttle: options.throttle,
+    accessLog: options.accessLog ?? (() => undefined),
+  });
+  const server = createServer(oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH));
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -55,8 +55,8 @@ export class PayloadTooLargeError extends HttpError {
 }
 
 export class UnsupportedMediaTypeError extends HttpError {
-  constructor() {
-    super(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+  constructor(message = 'Content-Type must be application/json') {
+    super(415, 'UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
 

@@ -8,6 +8,22 @@
 
 export const API_VERSION_PATH = '/v1';
 
+/**
+ * The API's binary media types: API Gateway hands a body of these types to the
+ * function as the client's bytes (base64). All types, so that a function can refuse
+ * a body that is not UTF-8 rather than receive it with U+FFFD in place of bad bytes.
+ */
+export const BINARY_MEDIA_TYPES = ['*/*'];
+
+/** Whether a body of `contentType` reaches the function as bytes, as API Gateway matches types. */
+export const isBinaryMediaType = (contentType: string | undefined): boolean => {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return BINARY_MEDIA_TYPES.some(
+    (pattern) =>
+      pattern === '*/*' || pattern === type || (pattern.endsWith('/*') && type.startsWith(pattern.slice(0, -1))),
+  );
+};
+
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 
 export interface Route {

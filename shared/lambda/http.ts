@@ -60,16 +60,37 @@ export const parsePathParameters = <S extends z.ZodType>(event: APIGatewayProxyE
 };
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+/** Strict: bytes that are not UTF-8 are an error, never a U+FFFD stored in their place. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const notUtf8 = () => new BadRequestError('request body must be UTF-8', [{ field: 'body', message: 'must be UTF-8' }]);
 
-/** An `application/json` body holding a JSON object, validated by `schema`. */
+/** An `application/json` body (UTF-8, as JSON is) holding a JSON object, validated by `schema`. */
 export const parseJsonBody = <S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
-  if (!JSON_MEDIA_TYPE.test(header(event, 'content-type')?.trim() ?? '')) throw new UnsupportedMediaTypeError();
+  const contentType = header(event, 'content-type')?.trim() ?? '';
+  if (!JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaTypeError();
+  const charset = CHARSET_PARAMETER.exec(contentType)?.[1];
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
+    throw new UnsupportedMediaTypeError('Content-Type must be application/json with no charset other than utf-8');
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bodyBytes(event));
+  } catch {
+    throw notUtf8();
+  }
+  let wellFormed = true;
   let body: unknown;
   try {
-    body = JSON.parse(bodyBytes(event).toString('utf8'));
+    // An escape like `\ud800` parses to a lone surrogate, which no UTF-8 text can carry.
+    body = JSON.parse(text, (name, value: unknown) => {
+      if (!name.isWellFormed() || (typeof value === 'string' && !value.isWellFormed())) wellFormed = false;
+      return value;
+    });
   } catch {
     throw new BadRequestError('request body must be valid JSON', [{ field: 'body', message: 'must be valid JSON' }]);
   }
+  if (!wellFormed) throw notUtf8();
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new BadRequestError('request body must be a JSON object', [
       { field: 'body', message: 'must be a JSON object' },
