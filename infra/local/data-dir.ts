@@ -25,13 +25,24 @@ export class DataDirInUseError extends Error {
 
 const lockPath = (dir: string) => join(dir, 'owner.lock');
 
+/** A zombie (exited, not yet reaped by its parent) still answers signal 0 but holds nothing. */
+const isZombie = (pid: number): boolean => {
+  try {
+    // Linux: the state follows the command name in parentheses, which may itself hold spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false; // no /proc (macOS): signal 0 decides alone
+  }
+};
+
 const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
 };
 
 /** The live owner of `dir`, if any. */

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { DEPLOYED_STAGES, type DeployedStage } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
-import { deployedKeys } from './deployed-stage.ts';
+import { deployedKeys, deployedStageFailure } from './deployed-stage.ts';
 import { fail } from './fail.ts';
 import { withLocalKeys } from './local-stage.ts';
 
@@ -63,6 +63,10 @@ if (values.help || !command) {
 const stage = values.stage!;
 const args = { label: values.label?.trim(), keyId };
 if (stage === 'local') await withLocalKeys((keys) => run(keys, command!, args, stage));
-else if ((DEPLOYED_STAGES as readonly string[]).includes(stage))
-  await run(await deployedKeys(stage as DeployedStage), command!, args, stage);
-else fail(`unknown stage ${stage}: use local, staging or production`);
+else if ((DEPLOYED_STAGES as readonly string[]).includes(stage)) {
+  try {
+    await run(await deployedKeys(stage as DeployedStage), command!, args, stage);
+  } catch (error) {
+    fail(deployedStageFailure(error, stage as DeployedStage));
+  }
+} else fail(`unknown stage ${stage}: use local, staging or production`);

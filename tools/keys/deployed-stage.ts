@@ -18,3 +18,24 @@ const deployedKeys = async (stage: DeployedStage): Promise<KeysRepository> => {
   if (!tableName) fail(`stack ${stackName(stage)} has no ${STACK_OUTPUTS.keysTableName} output; is it deployed?`);
   return createKeysRepository(createDocumentClient(), tableName!);
 };
+
+/**
+ * What went wrong with a deployed stage, and what to do, in a line or two: the SDK's
+ * errors carry a stack of thirty lines that says neither.
+ */
+export const deployedStageFailure = (error: unknown, stage: DeployedStage): string => {
+  const { name = 'Error', message = String(error) } = (error ?? {}) as { name?: string; message?: string };
+  const where = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (name === 'CredentialsProviderError' || /credential/i.test(message)) {
+    return 'no AWS credentials found. Set AWS_PROFILE (after `aws configure` or `aws sso login`), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and AWS_REGION.';
+  }
+  if (/region is missing/i.test(message))
+    return 'no AWS region set. Set AWS_REGION to the region the stage is deployed in.';
+  if (name === 'ValidationError' && /does not exist/i.test(message)) {
+    return `stack ${stackName(stage)} does not exist in ${where ?? 'this region'}: deploy it first (README, Deploying), or set AWS_PROFILE and AWS_REGION to the account and region it is in.`;
+  }
+  if (/AccessDenied|UnrecognizedClient|ExpiredToken|InvalidClientTokenId/.test(name)) {
+    return `AWS refused the request (${name}): ${message}. Check that AWS_PROFILE names credentials that may read stack ${stackName(stage)} and its keys table.`;
+  }
+  return `stage ${stage}: ${name}: ${message}`;
+};

@@ -1,0 +1,109 @@
+// Starting and stopping the local server as people and process managers do: a SIGTERM
+// to `npm start` itself, restarts that keep one development key, and a restart right
+// after `kill -9` whose killed server is still a zombie.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { newDataDir } from '../support/local-server.ts';
+import { call, disposeServer, keyTool, startServer } from './support.ts';
+
+const dataDirs: string[] = [];
+const started: ChildProcess[] = [];
+const dataDir = () => {
+  const dir = newDataDir();
+  dataDirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number): Promise<boolean> => {
+  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    if (await condition()) return true;
+  }
+  return condition();
+};
+
+const accepts = (url: URL): Promise<boolean> =>
+  new Promise((done) => {
+    const socket = connect(Number(url.port), url.hostname);
+    socket.once('connect', () => done(socket.destroy() !== undefined));
+    socket.once('error', () => done(false));
+  });
+
+test('SIGTERM to the `npm start` process stops the server and frees the port and the data directory', async () => {
+  const dir = dataDir();
+  const npm = spawn('npm', ['start', '--silent'], {
+    env: {
+      ...process.env,
+      PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
+      PORT: '0',
+      PETSTORE_DATA_DIR: dir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, as under a process manager
+  });
+  started.push(npm);
+  let output = '';
+  npm.stdout!.on('data', (chunk) => (output += chunk));
+  npm.stderr!.on('data', (chunk) => (output += chunk));
+  expect(await waitFor(() => /listening at http/.test(output), 30_000), output).toBe(true);
+  const url = new URL(/listening at (http\S+)/.exec(output)![1]!);
+  expect(await accepts(url)).toBe(true);
+
+  npm.kill('SIGTERM'); // npm's own pid, not its group
+  expect(await waitFor(async () => !(await accepts(url)), 10_000), 'the port is still served').toBe(true);
+  expect(await waitFor(() => !existsSync(join(dir, 'owner.lock')), 5_000), 'the data directory is still held').toBe(
+    true,
+  );
+  const groupGone = () => {
+    try {
+      process.kill(-npm.pid!, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  };
+  expect(await waitFor(groupGone, 10_000), `a process of npm start's group still runs:\n${output}`).toBe(true);
+}, 60_000);
+
+test('every start without PETSTORE_API_KEY prints the same development key, and mints no other', async () => {
+  const dir = dataDir();
+  const first = await startServer({ PETSTORE_DATA_DIR: dir });
+  await first.stop();
+  const second = await startServer({ PETSTORE_DATA_DIR: dir });
+  try {
+    expect(second.key).toBe(first.key);
+    expect((await call(second, '/pets')).status).toBe(200);
+  } finally {
+    await second.stop();
+  }
+  const listed = await keyTool(dir, 'list');
+  expect(listed.code, listed.stderr).toBe(0);
+  expect(listed.stdout.match(/key_[0-9A-Za-z]+/g)).toHaveLength(1);
+}, 60_000);
+
+test('a lock left by a zombie (killed, not yet reaped) does not stop the next start', async () => {
+  // `sleep 0` exits at once; its parent execs `sleep 30`, which never reaps it.
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  started.push(parent);
+  const zombie = Number(
+    await new Promise<string>((done) => parent.stdout!.once('data', (chunk) => done(String(chunk)))),
+  );
+  const state = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0];
+  expect(await waitFor(() => state() === 'Z', 5_000)).toBe(true);
+
+  const dir = dataDir();
+  writeFileSync(join(dir, 'owner.lock'), JSON.stringify({ pid: zombie, owner: 'server' }));
+  const server = await startServer({ PETSTORE_DATA_DIR: dir });
+  try {
+    expect((await call(server, '/pets')).status).toBe(200);
+  } finally {
+    await disposeServer(server);
+    parent.kill();
+  }
+}, 60_000);
