@@ -13,6 +13,7 @@ export const FIXED_MESSAGES = {
   INTERNAL_ERROR: 'Internal error; quote the requestId when reporting it',
   SERVICE_UNAVAILABLE: 'The service is temporarily unavailable; retry later',
   GATEWAY_TIMEOUT: 'The service did not answer in time',
+  UNAUTHORIZED: 'A valid API key is required: Authorization: Bearer <key>',
 } as const satisfies Partial<Record<ErrorCode, string>>;
 
 export class HttpError extends Error {
@@ -39,6 +40,13 @@ export class HttpError extends Error {
 export class BadRequestError extends HttpError {
   constructor(message: string, details?: ErrorDetail[]) {
     super(400, 'BAD_REQUEST', message, details ? { details } : {});
+  }
+}
+
+/** The same refusal API Gateway answers for a missing or rejected key. */
+export class UnauthorizedError extends HttpError {
+  constructor() {
+    super(401, 'UNAUTHORIZED', FIXED_MESSAGES.UNAUTHORIZED, { headers: { 'WWW-Authenticate': 'Bearer' } });
   }
 }
 

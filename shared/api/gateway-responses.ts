@@ -37,7 +37,7 @@ export interface GatewayResponse {
 const unauthorized: GatewayResponse = {
   status: 401,
   code: 'UNAUTHORIZED',
-  message: 'A valid API key is required: Authorization: Bearer <key>',
+  message: FIXED_MESSAGES.UNAUTHORIZED,
   headers: { 'WWW-Authenticate': 'Bearer' },
 };
 const notFound: GatewayResponse = { status: 404, code: 'NOT_FOUND', message: 'No such operation' };

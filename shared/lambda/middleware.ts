@@ -11,7 +11,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { FIXED_MESSAGES, GatewayTimeoutError, HttpError, PayloadTooLargeError } from '../api/errors.ts';
+import {
+  FIXED_MESSAGES,
+  GatewayTimeoutError,
+  HttpError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+} from '../api/errors.ts';
 import { type Deprecation, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
@@ -105,6 +111,19 @@ const bodyLimit = (maxBytes: number): HttpMiddleware => ({
   },
 });
 
+/**
+ * Two Authorization headers are no credential (the contract's 401), whichever one the
+ * authorizer was shown: a gateway may authorise the first and hand the function the last.
+ */
+const oneCredential = (): HttpMiddleware => ({
+  before: ({ event }) => {
+    const credentials = Object.entries(event.multiValueHeaders ?? {})
+      .filter(([name]) => name.toLowerCase() === 'authorization')
+      .flatMap(([, values]) => values ?? []);
+    if (credentials.length > 1) throw new UnauthorizedError();
+  },
+});
+
 /** RFC 9745 and RFC 8594 headers on every response, and a count of calls per key id. */
 const deprecated = (operation: OperationId, { since, sunset, successor }: Deprecation): HttpMiddleware => {
   const addHeaders = ({ event, response }: HttpRequest) => {
@@ -136,5 +155,5 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
     .use(requestSummary(operationId));
   // Registered before errorHandler so that its onError runs after the Error body exists.
   if (deprecation) chain.use(deprecated(operationId, deprecation));
-  return chain.use(errorHandler()).use(bodyLimit(MAX_BODY_BYTES)).handler(handler);
+  return chain.use(errorHandler()).use(oneCredential()).use(bodyLimit(MAX_BODY_BYTES)).handler(handler);
 };

@@ -4,6 +4,7 @@
 // built by the same code (api.test.ts checks both).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
+import { BINARY_MEDIA_TYPES, isBinaryMediaType } from '../../shared/api/routes.ts';
 import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized } from './support/synth.ts';
 import { apiMethods, resourcesOfType } from './support/template.ts';
@@ -141,5 +142,15 @@ describe('authorizer', () => {
       const reply = await call('GET', '/v1/pets', value);
       expect(reply.status === 200, JSON.stringify(value.replace(key, '<key>'))).toBe(expression.test(value));
     }
+  });
+});
+
+describe('bodies', () => {
+  test("the API's binary media types are those the local gateway hands the functions as bytes", () => {
+    const restApis = resourcesOfType(template, 'AWS::ApiGateway::RestApi');
+    expect(restApis).toHaveLength(1);
+    expect(restApis[0]![1].Properties!.BinaryMediaTypes).toEqual(BINARY_MEDIA_TYPES);
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain'])
+      expect(isBinaryMediaType(type)).toBe(true);
   });
 });
