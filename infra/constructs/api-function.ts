@@ -77,7 +77,7 @@ export class ApiFunction extends Construct {
         // The SDK version we test with, not whichever the runtime happens to carry.
         bundleAwsSDK: true,
         // Its credential chain reduced to the environment, the one place Lambda puts credentials:
-        // 483 → 347 kB a bundle (README, Performance). Relative to projectRoot, where esbuild runs.
+        // 483 → 347 kB a bundle (docs/performance.md). Relative to projectRoot, where esbuild runs.
         esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_ENTRY}`] },
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,

@@ -18,6 +18,8 @@ export const oneRequestAtATimePerConnection = (listener: RequestListener, maxQue
   const connections = new WeakMap<Socket, Connection>();
 
   const startNext = (socket: Socket, connection: Connection) => {
+    // The client left: nobody would get the answers of the requests still waiting.
+    if (socket.destroyed) connection.waiting.length = 0;
     const next = connection.waiting.shift();
     connection.busy = next !== undefined;
     if (connection.paused && connection.waiting.length < maxQueued) {
@@ -36,8 +38,6 @@ export const oneRequestAtATimePerConnection = (listener: RequestListener, maxQue
     }
     const current = connection;
     const start = () => {
-      // The client left while this request waited: nobody would get its answer.
-      if (socket.destroyed) return startNext(socket, current);
       let done = false;
       const finished = () => {
         if (done) return;

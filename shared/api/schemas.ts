@@ -1,7 +1,7 @@
 // The shapes of the API, once: request validation, the TypeScript types and the
 // OpenAPI document (tools/openapi.ts) all come from these schemas.
 // A namespace import: esbuild then keeps only what is used. `import { z }` drags in every
-// locale zod ships (~370 KB of each function's bundle; see README, Performance).
+// locale zod ships (~370 KB of each function's bundle; see docs/performance.md).
 import * as z from 'zod';
 
 /** Ids and category ids stay within 2^53−1 so that every JSON client reads them exactly. */
