@@ -90,3 +90,26 @@ test('under concurrency each log line names its own invocation (function_request
   expect(shared).toEqual([]);
   expect([...invocationsOf.values()].filter((invocations) => invocations.size > 1)).toEqual([]);
 }, 60_000);
+
+test("past a function's concurrency and queue, requests get 429 with Retry-After, never a 5xx", async () => {
+  const tight = await startServer({
+    PETSTORE_FUNCTION_CONCURRENCY: '1',
+    PETSTORE_FUNCTION_QUEUE: '0',
+    LOG_LEVEL: 'WARN',
+  });
+  try {
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        fetch(`${tight.baseUrl}/pets`, { headers: { Authorization: `Bearer ${tight.key}` } }),
+      ),
+    );
+    const statuses = countBy(replies.map((r) => r.status));
+    expect(Object.keys(statuses).sort(), JSON.stringify(statuses)).toEqual(['200', '429']);
+    for (const reply of replies.filter((r) => r.status === 429)) {
+      expect(reply.headers.get('retry-after')).toBe('1');
+      expect(await reply.json()).toMatchObject({ code: 'TOO_MANY_REQUESTS', status: 429 });
+    }
+  } finally {
+    await disposeServer(tight);
+  }
+}, 60_000);
