@@ -32,7 +32,9 @@ try {
   const reason = error instanceof DataDirInUseError ? error.message : (error as Error).message;
   fail(`cannot start: ${reason}`);
 }
-const { baseUrl, key, keyRecord, dataDir } = stage!;
+const { baseUrl, key, keyRecord, dataDir, repairedIndexEntries } = stage!;
+if (repairedIndexEntries)
+  console.warn(`repaired: removed ${repairedIndexEntries} listing entries a crash had left without their animal`);
 if (keyRecord.revokedAt)
   console.warn(
     `warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`,

@@ -16,6 +16,7 @@ import { developmentKey } from './development-key.ts';
 import { ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
+import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
 
 export const STAGE = 'local';
@@ -44,6 +45,8 @@ export interface LocalStage {
   keyRecord: KeyRecord;
   dataDir: string;
   dynamodbEndpoint: string;
+  /** Index entries without their item that a crash had left, removed at start (index-repair.ts). */
+  repairedIndexEntries: number;
   /** Stops accepting, finishes requests in flight, closes the store and frees the data directory. */
   close(): Promise<void>;
 }
@@ -55,6 +58,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
   lock.update({ dynamodbEndpoint: dynamodb.endpoint });
   await ensureTables(dynamodb.endpoint);
+  const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
 
   Object.assign(
     process.env,
@@ -111,11 +115,13 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     keyRecord,
     dataDir: lock.dir,
     dynamodbEndpoint: dynamodb.endpoint,
+    repairedIndexEntries: repaired,
     close: async () => {
       const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
       await dynamodb.close(); // flushes and closes the store
+      markCleanShutdown(lock.dir);
       lock.release();
     },
   };

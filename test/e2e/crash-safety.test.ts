@@ -2,6 +2,8 @@
 // restarts, every animal a listing shows can be fetched by id, and every animal
 // answered 201 is listed and fetched. The server is killed ten times mid-burst.
 import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { newDataDir } from '../support/local-server.ts';
 import {
@@ -90,3 +92,62 @@ test(`SIGKILL ${ROUNDS} times mid-burst: no answered create lost, no phantom lis
     await disposeServer(server);
   }
 }, 240_000);
+
+/** dynalite's LevelDB class, as the embedded DynamoDB opens its store. */
+const levelOfDynalite = () => {
+  const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+  return createRequire(fromDynalite.resolve('level'))('classic-level') as {
+    ClassicLevel: new (
+      path: string,
+      options: { valueEncoding: 'json' },
+    ) => {
+      iterator(options: { gte: string; lt: string }): AsyncIterable<[string, Record<string, { N?: string }>]>;
+      del(key: string): Promise<void>;
+      close(): Promise<void>;
+    };
+  };
+};
+
+test('a listing entry without its animal, as a crash before atomic writes left it, is removed at the next start', async () => {
+  const dir = newDataDir();
+  try {
+    const key = unknownKey();
+    let server = await startServer({ PETSTORE_DATA_DIR: dir, PETSTORE_API_KEY: key });
+    const created: Animal[] = [];
+    for (const name of ['Kept', 'Phantom', 'Also kept']) {
+      const reply = await call<Animal>(server, '/pets', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name, categoryId: 1, status: 'pending' }),
+      });
+      created.push(reply.body);
+    }
+    await server.stop();
+
+    // What the crash left: the item gone, its index entry still there, no clean stop recorded.
+    const phantom = created[1]!;
+    const { ClassicLevel } = levelOfDynalite();
+    const store = new ClassicLevel(join(dir, 'dynamodb'), { valueEncoding: 'json' });
+    for await (const [storeKey, item] of store.iterator({ gte: 'item-pets~', lt: 'item-pets~\xff' })) {
+      if (item.id?.N === String(phantom.id)) await store.del(storeKey);
+    }
+    await store.close();
+    rmSync(join(dir, 'clean-shutdown'), { force: true });
+
+    server = await startServer({ PETSTORE_DATA_DIR: dir, PETSTORE_API_KEY: key });
+    try {
+      expect(server.output()).toMatch(/repaired: removed 1 listing entr/);
+      const listed = (await allPages(server, '/pets?status=pending')).flatMap((page) => page.body);
+      expect(listed).toEqual([created[0], created[2]]);
+      expect((await call(server, `/pets/${phantom.id}`)).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+    // Stopped cleanly: the next start has nothing to repair and says nothing.
+    server = await startServer({ PETSTORE_DATA_DIR: dir, PETSTORE_API_KEY: key });
+    await server.stop();
+    expect(server.output()).not.toMatch(/repaired/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
