@@ -43,23 +43,32 @@ const budgetFromEnvironment = (): TimeBudget => {
     : DYNAMODB_TIME_BUDGET;
 };
 
-export const createDocumentClient = (budget = DYNAMODB_TIME_BUDGET): DynamoDBDocumentClient =>
+/** Wraps the plain client before the document client is built on it (X-Ray capture, shared/lambda). */
+export type ClientInstrumentation = (client: DynamoDBClient) => DynamoDBClient;
+
+export const createDocumentClient = (
+  budget = DYNAMODB_TIME_BUDGET,
+  instrument: ClientInstrumentation = (client) => client,
+): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
-      requestHandler: {
-        connectionTimeout: budget.connectionTimeoutMs,
-        requestTimeout: budget.requestTimeoutMs,
-        // Without it the SDK only logs a warning and the call waits on, past the budget.
-        throwOnRequestTimeout: true,
-      },
-    }),
+    instrument(
+      new DynamoDBClient({
+        retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
+        requestHandler: {
+          connectionTimeout: budget.connectionTimeoutMs,
+          requestTimeout: budget.requestTimeoutMs,
+          // Without it the SDK only logs a warning and the call waits on, past the budget.
+          throwOnRequestTimeout: true,
+        },
+      }),
+    ),
     { marshallOptions: { removeUndefinedValues: true } },
   );
 
 let shared: DynamoDBDocumentClient | undefined;
 /** The container's client, made on first use and reused by every invocation. */
-export const documentClient = (): DynamoDBDocumentClient => (shared ??= createDocumentClient(budgetFromEnvironment()));
+export const documentClient = (instrument?: ClientInstrumentation): DynamoDBDocumentClient =>
+  (shared ??= createDocumentClient(budgetFromEnvironment(), instrument));
 
 const UNAVAILABLE_ERRORS = new Set([
   'ProvisionedThroughputExceededException',

@@ -4,11 +4,12 @@
 // Gateway turns into a 401; any other fault's stack goes to the log and API Gateway
 // answers 503 (AUTHORIZER_FAILURE).
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { AuthFailureReason } from '../observability/metric-names.ts';
-import { logger, metrics } from '../observability/powertools.ts';
-import { elapsedMs, logAuthorizerSummary, recordMetric } from '../observability/telemetry.ts';
+import { logger, metrics, tracer } from '../observability/powertools.ts';
+import { annotateTrace, elapsedMs, logAuthorizerSummary, recordMetric } from '../observability/telemetry.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
 type Result = APIGatewayAuthorizerResult;
@@ -26,6 +27,9 @@ export class KeyRefused extends Error {
   }
 }
 
+/** The `operation` annotation of the authorizer's traces (its event carries no request id). */
+const AUTHORIZER_OPERATION = 'authorizer';
+
 const authorizerTelemetry = (): AuthorizerMiddleware => {
   // Per request (request.internal), not per module: invocations may run side by side.
   const latencyOf = (internal: Record<string, unknown>) => elapsedMs(internal.startedAt as number);
@@ -36,11 +40,13 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
     },
     after: ({ event, response, internal }) => {
       const keyId = response?.principalId;
+      annotateTrace({ operation: AUTHORIZER_OPERATION, keyId });
       logAuthorizerSummary({ outcome: 'allow', keyId, latencyMs: latencyOf(internal), methodArn: event.methodArn });
     },
     onError: ({ event, error, internal }) => {
       const latencyMs = latencyOf(internal);
       if (error instanceof KeyRefused) {
+        annotateTrace({ operation: AUTHORIZER_OPERATION, keyId: error.keyId });
         logAuthorizerSummary({
           outcome: 'deny',
           reason: error.reason,
@@ -51,6 +57,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
         recordMetric('authFailures', { reason: error.reason });
         return;
       }
+      annotateTrace({ operation: AUTHORIZER_OPERATION });
       logger.error('authorizer fault', { error });
       logAuthorizerSummary({ outcome: 'error', latencyMs, methodArn: event.methodArn });
     },
@@ -60,6 +67,8 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
 /** The authorizer's function: `handler` only decides, throwing KeyRefused to refuse. */
 export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
   middy<Event, Result, Error, Context, Record<string, unknown>>()
+    // The policy names only the key id; still, a trace needs no copy of it.
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event is the token.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(authorizerTelemetry())

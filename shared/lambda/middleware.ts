@@ -9,6 +9,7 @@
 // body size limit.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import {
@@ -21,8 +22,14 @@ import {
 import { type Deprecation, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
-import { logger, metrics } from '../observability/powertools.ts';
-import { addInvocationMetrics, elapsedMs, logRequestSummary, recordMetric } from '../observability/telemetry.ts';
+import { logger, metrics, tracer } from '../observability/powertools.ts';
+import {
+  addInvocationMetrics,
+  annotateTrace,
+  elapsedMs,
+  logRequestSummary,
+  recordMetric,
+} from '../observability/telemetry.ts';
 import { bodyBytes, json, versionRoot } from './http.ts';
 
 type Event = APIGatewayProxyEvent;
@@ -52,9 +59,12 @@ const errorCodeOf = (error: unknown): ErrorCode | undefined =>
  * requestId, which the access log names too) and the key id, so one saved query
  * finds all of a request's lines.
  */
-const requestContext = (): HttpMiddleware => ({
+const requestContext = (operation: OperationId): HttpMiddleware => ({
   before: ({ event }) => {
-    logger.appendKeys({ requestId: event.requestContext.requestId, keyId: keyIdOf(event) });
+    const { requestId } = event.requestContext;
+    logger.appendKeys({ requestId, keyId: keyIdOf(event) });
+    // The same three on the trace: X-Ray finds it by `annotation.requestId = "…"` (docs/runbook.md).
+    annotateTrace({ operation, keyId: keyIdOf(event), requestId });
   },
 });
 
@@ -148,10 +158,13 @@ const deprecated = (operation: OperationId, { since, sunset, successor }: Deprec
 export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
   const { deprecation } = route(operationId);
   const chain = middy<Event, Result, Error, Context, Record<string, unknown>>()
+    // First, so that its handler subsegment holds the annotations and the DynamoDB calls. The
+    // response (animals) stays out of the trace; an error's message and stack go in.
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the Authorization header.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))
-    .use(requestContext())
+    .use(requestContext(operationId))
     .use(requestSummary(operationId));
   // Registered before errorHandler so that its onError runs after the Error body exists.
   if (deprecation) chain.use(deprecated(operationId, deprecation));

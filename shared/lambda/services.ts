@@ -6,6 +6,7 @@ import { documentClient } from '../dynamodb/client.ts';
 import { createKeysRepository } from '../dynamodb/keys-repository.ts';
 import { createPetsRepository } from '../dynamodb/pets-repository.ts';
 import { countersTable, keysTable, petsTable, tableName } from '../dynamodb/tables.ts';
+import { tracer } from '../observability/powertools.ts';
 
 const required = (name: string): string => {
   const value = process.env[name];
@@ -21,15 +22,17 @@ const cursors: CursorCodec = {
   decode: (cursor, status) => codec().decode(cursor, status),
 };
 
+/** Every DynamoDB call a subsegment of the invocation's trace (when tracing is on). */
+const client = () => documentClient((plain) => tracer.captureAWSv3Client(plain));
+
 let pets: PetsRepository | undefined;
 export const petsRepository = (): PetsRepository =>
   (pets ??= createPetsRepository({
-    client: documentClient(),
+    client: client(),
     petsTableName: tableName(petsTable),
     countersTableName: tableName(countersTable),
     cursors,
   }));
 
 let keys: KeysRepository | undefined;
-export const keysRepository = (): KeysRepository =>
-  (keys ??= createKeysRepository(documentClient(), tableName(keysTable)));
+export const keysRepository = (): KeysRepository => (keys ??= createKeysRepository(client(), tableName(keysTable)));

@@ -11,10 +11,12 @@ export const SERVICE_NAME = 'petstore';
 export const metricsNamespace = (stage: string): string => `PetStore/${stage}`;
 
 /** The functions' Powertools settings for a stage, as the local server and the stack set them. */
-export const powertoolsEnvironment = (stage: string, logLevel: string): Record<string, string> => ({
+export const powertoolsEnvironment = (stage: string, logLevel: string, tracing = false): Record<string, string> => ({
   POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
   POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(stage),
   POWERTOOLS_LOG_LEVEL: logLevel,
+  // Off by default: only a deployed function with active tracing has an X-Ray daemon to send to.
+  POWERTOOLS_TRACE_ENABLED: String(tracing),
 });
 
 export type MetricDimension = 'operation' | 'statusClass' | 'keyId' | 'reason' | 'function_name';

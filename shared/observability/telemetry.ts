@@ -15,7 +15,7 @@ import {
   type RequestSummary,
 } from './log-fields.ts';
 import { assertDimensions, METRICS, type MetricDimension, type MetricKey } from './metric-names.ts';
-import { logger, metrics } from './powertools.ts';
+import { logger, metrics, tracer } from './powertools.ts';
 
 type Dimensions = Partial<Record<MetricDimension, string>>;
 
@@ -53,6 +53,19 @@ export const logRequestSummary = (summary: RequestSummary): void =>
 
 export const logAuthorizerSummary = (summary: AuthorizerSummary): void =>
   logger.info(AUTHORIZER_SUMMARY_MESSAGE, { ...summary });
+
+/**
+ * Indexed X-Ray annotations of the invocation's trace, so that a trace can be found by the
+ * client's requestId, the operation or the caller's key id (never the key). A no-op when
+ * tracing is off.
+ */
+export const annotateTrace = (annotations: {
+  operation: string;
+  keyId?: string | undefined;
+  requestId?: string;
+}): void => {
+  for (const [key, value] of Object.entries(annotations)) if (value !== undefined) tracer.putAnnotation(key, value);
+};
 
 /** Milliseconds since `startedAt` (a performance.now() reading), to 0.01 ms. */
 export const elapsedMs = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;
