@@ -12,6 +12,7 @@ export const RETRY_AFTER_SECONDS = 1;
 export const FIXED_MESSAGES = {
   INTERNAL_ERROR: 'Internal error; quote the requestId when reporting it',
   SERVICE_UNAVAILABLE: 'The service is temporarily unavailable; retry later',
+  BAD_GATEWAY: 'The service failed before answering; quote the requestId when reporting it',
   GATEWAY_TIMEOUT: 'The service did not answer in time',
   UNAUTHORIZED: 'A valid API key is required: Authorization: Bearer <key>',
 } as const satisfies Partial<Record<ErrorCode, string>>;

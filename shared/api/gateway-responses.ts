@@ -55,6 +55,7 @@ const unavailable: GatewayResponse = {
   headers: retryAfter,
 };
 const timeout: GatewayResponse = { status: 504, code: 'GATEWAY_TIMEOUT', message: FIXED_MESSAGES.GATEWAY_TIMEOUT };
+const badGateway: GatewayResponse = { status: 502, code: 'BAD_GATEWAY', message: FIXED_MESSAGES.BAD_GATEWAY };
 const badRequest: GatewayResponse = { status: 400, code: 'BAD_REQUEST' };
 const internalError: GatewayResponse = { status: 500, code: 'INTERNAL_ERROR', message: FIXED_MESSAGES.INTERNAL_ERROR };
 
@@ -77,7 +78,9 @@ export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayRespo
   // The authorizer could not reach the keys table: a passing fault, not a bad key.
   AUTHORIZER_FAILURE: unavailable,
   AUTHORIZER_CONFIGURATION_ERROR: unavailable,
-  INTEGRATION_FAILURE: timeout,
+  // The function crashed, was throttled or answered something that is not a proxy response:
+  // a 502, so that a crash never reads as a timeout (API Gateway's own default is 504 for both).
+  INTEGRATION_FAILURE: badGateway,
   INTEGRATION_TIMEOUT: timeout,
   API_CONFIGURATION_ERROR: internalError,
   // The defaults pin the status so that the body's `status` always equals the HTTP status.
