@@ -1,24 +1,33 @@
 // Where a stage's alarms go: an SNS topic, encrypted with a key of its own (CloudWatch
-// cannot publish to a topic under the AWS managed SNS key) and refusing plain HTTP,
-// with an optional e-mail subscription from the stage settings.
-import { RemovalPolicy } from 'aws-cdk-lib';
+// cannot publish to a topic under the AWS managed SNS key) and refusing plain HTTP, with
+// the stage's destinations (alarm-destinations.ts) subscribed or added as alarm actions.
+import { Annotations, ArnFormat, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { type DeployedStage, stackName } from '../stages.ts';
+import { type AlarmDestinations, alarmDestinationsContextKey, hasAlarmDestination } from './alarm-destinations.ts';
 
 export interface AlarmTopicProps {
-  /** Names the topic and its key for people: `PetStore-staging`. */
-  readonly name: string;
-  readonly email?: string | undefined;
+  readonly stage: DeployedStage;
+  readonly destinations: AlarmDestinations;
+  /** With no destination at all, synth warns (production: its alarms would reach nobody). */
+  readonly destinationRequired: boolean;
 }
 
 export class AlarmTopic extends Construct {
   readonly topic: Topic;
+  /** What every alarm does on ALARM and on OK: this topic, plus each existing topic named as a destination. */
+  readonly actions: readonly IAlarmAction[];
 
-  constructor(scope: Construct, id: string, { name, email }: AlarmTopicProps) {
+  constructor(scope: Construct, id: string, { stage, destinations, destinationRequired }: AlarmTopicProps) {
     super(scope, id);
+    // Names the topic and its key for people, and starts every alarm's name (alarms.ts).
+    const name = stackName(stage);
     const key = new Key(this, 'Key', {
       description: `Encrypts the alarm notifications of ${name}`,
       enableKeyRotation: true,
@@ -34,6 +43,56 @@ export class AlarmTopic extends Construct {
       }),
     );
     this.topic = new Topic(this, 'Topic', { displayName: `${name} alarms`, masterKey: key, enforceSSL: true });
-    if (email) this.topic.addSubscription(new EmailSubscription(email));
+
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default one (the
+    // owner account may publish): without this statement CloudWatch would be refused. Only
+    // CloudWatch, only for this account's alarms whose names start with the stack's name.
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsOfThisStack',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${name}-*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+          StringEquals: { 'aws:SourceAccount': stack.account },
+        },
+      }),
+    );
+
+    for (const email of destinations.emails) this.topic.addSubscription(new EmailSubscription(email));
+    for (const url of destinations.urls) this.topic.addSubscription(new UrlSubscription(url));
+    if (destinations.emails.length + destinations.urls.length > 0) {
+      Validations.of(this.topic).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'The subscriptions deliver alarm notifications to people (e-mail, pager or chat webhooks). A message SNS ' +
+          'cannot deliver after its retries would land in a queue nobody reads; the alarm itself stays in ALARM in ' +
+          'CloudWatch and on the dashboard, which is where on-call looks when a page is missed.',
+      });
+    }
+    this.actions = [
+      new SnsAction(this.topic),
+      ...destinations.topicArns.map(
+        (arn, index) => new SnsAction(Topic.fromTopicArn(this, `Destination${index}`, arn)),
+      ),
+    ];
+
+    if (destinationRequired && !hasAlarmDestination(destinations)) {
+      Annotations.of(stack).addWarningV2(
+        'petstore:alarm-destinations',
+        `${name}'s alarms reach NOBODY: no alarm destination is set. Set CDK context ` +
+          `"${alarmDestinationsContextKey(stage)}" (e-mail addresses, ` +
+          'https:// endpoints or SNS topic ARNs, comma-separated) or its environment variable; README: Deploying.',
+      );
+    }
   }
 }

@@ -5,14 +5,13 @@ import { Duration } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
+  type IAlarmAction,
   type IMetric,
   MathExpression,
   type Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { routes } from '../../shared/api/routes.ts';
 import { stackName } from '../stages.ts';
@@ -56,7 +55,8 @@ interface AlarmDefinition {
 export const createAlarms = (
   scope: Construct,
   props: MonitoringProps,
-  topic: ITopic,
+  /** The stage's alarm topic, and any existing topic the stage names (alarm-topic.ts). */
+  actions: readonly IAlarmAction[],
   authorizerErrors: Metric,
 ): Alarm[] => {
   const { stage, alarms: settings, apiStage, functions, tables } = props;
@@ -136,7 +136,6 @@ export const createAlarms = (
     ]),
   ];
 
-  const action = new SnsAction(topic);
   return definitions.map(({ kind, subject, metric, threshold, comparison, whyNoDataIsOk }) => {
     const id = subject ? `${kind}-${subject}` : kind;
     const alarm = new Alarm(scope, id, {
@@ -149,8 +148,8 @@ export const createAlarms = (
       datapointsToAlarm: settings.datapointsToAlarm,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
+    alarm.addAlarmAction(...actions);
+    alarm.addOkAction(...actions);
     return alarm;
   });
 };

@@ -33,7 +33,12 @@ export class Monitoring extends Construct {
     super(scope, id);
     const { stage, accessLogGroup, functions } = props;
     const name = stackName(stage);
-    this.topic = new AlarmTopic(this, 'AlarmTopic', { name, email: props.alarmEmail }).topic;
+    const alarmTopic = new AlarmTopic(this, 'AlarmTopic', {
+      stage,
+      destinations: props.alarmDestinations,
+      destinationRequired: props.alarmDestinationRequired,
+    });
+    this.topic = alarmTopic.topic;
 
     // Every access-log line counts 0 or 1, so the metric has data whenever there is traffic.
     new MetricFilter(this, 'AuthorizerErrorsFilter', {
@@ -51,7 +56,7 @@ export class Monitoring extends Construct {
     });
     const authorizerErrors = authorizerErrorsMetric(stage);
 
-    this.alarms = createAlarms(this, props, this.topic, authorizerErrors);
+    this.alarms = createAlarms(this, props, alarmTopic.actions, authorizerErrors);
     this.dashboard = createDashboard(this, props, this.alarms, authorizerErrors);
 
     const logGroupName = (source: LogSource): string =>

@@ -6,6 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { OperationId } from '../../shared/api/routes.ts';
 import type { DeployedStage } from '../stages.ts';
+import type { AlarmDestinations } from './alarm-destinations.ts';
 import type { AlarmSettings } from './alarm-settings.ts';
 
 interface MonitoredFunction {
@@ -17,8 +18,10 @@ interface MonitoredFunction {
 export interface MonitoringProps {
   readonly stage: DeployedStage;
   readonly alarms: AlarmSettings;
-  /** Where alarms are e-mailed; undefined: the topic has no subscription. */
-  readonly alarmEmail?: string | undefined;
+  /** Who the alarm topic notifies (alarm-destinations.ts). */
+  readonly alarmDestinations: AlarmDestinations;
+  /** Synth warns when the stage has no alarm destination at all. */
+  readonly alarmDestinationRequired: boolean;
   /** The API Gateway stage: its metrics are named by API name and stage. */
   readonly apiStage: StageBase;
   /** The API's access log: one JSON line per request (infra/access-log.ts). */

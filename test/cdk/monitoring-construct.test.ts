@@ -7,13 +7,14 @@ import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { NO_ALARM_DESTINATIONS, parseAlarmDestinations } from '../../infra/monitoring/alarm-destinations.ts';
 import { Monitoring } from '../../infra/monitoring/monitoring.ts';
 import { savedQueries } from '../../infra/monitoring/queries.ts';
 import { stageSettings } from '../../infra/stages.ts';
 import { routes } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 
-const synth = (alarmEmail?: string) => {
+const synth = (alarmDestinations = NO_ALARM_DESTINATIONS) => {
   const stack = new Stack(new App(), 'Probe', { env: { account: '123456789012', region: 'eu-west-1' } });
   const imported = (name: string) => ({
     function: LambdaFunction.fromFunctionName(stack, `${name}Fn`, `petstore-${name}`),
@@ -22,7 +23,8 @@ const synth = (alarmEmail?: string) => {
   new Monitoring(stack, 'Monitoring', {
     stage: 'staging',
     alarms: stageSettings.staging.alarms,
-    alarmEmail,
+    alarmDestinations,
+    alarmDestinationRequired: false,
     // An imported stage is a StageBase, typed as the IStage interface that lacks the metrics.
     apiStage: Stage.fromStageAttributes(stack, 'Stage', {
       stageName: 'staging',
@@ -46,7 +48,7 @@ describe('Monitoring', () => {
   let withEmail: Template;
   let withoutEmail: Template;
   beforeAll(() => {
-    withEmail = synth('oncall@example.com');
+    withEmail = synth(parseAlarmDestinations('oncall@example.com'));
     withoutEmail = synth();
   }, 120_000);
 

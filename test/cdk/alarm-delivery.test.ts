@@ -1,0 +1,117 @@
+// Alarms reach a person: the destinations of each stage come from CDK context or the
+// environment (never from code), become subscriptions or extra alarm actions, and a
+// production synth without any destination warns. Built without bundling: only the
+// monitoring is under test here (deploy.test.ts checks the topic policy of the real synth).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { afterAll, describe, expect, test } from 'vitest';
+import { createPetStoreApp } from '../../infra/app.ts';
+import {
+  alarmDestinationsContextKey,
+  alarmDestinationsEnvVar,
+  alarmDestinationsFor,
+  parseAlarmDestinations,
+} from '../../infra/monitoring/alarm-destinations.ts';
+import type { PetStoreStack } from '../../infra/pet-store-stack.ts';
+
+const PAGER_TOPIC = 'arn:aws:sns:eu-west-1:111122223333:pager';
+const WARNING = 'petstore:alarm-destinations';
+
+describe('parseAlarmDestinations', () => {
+  test('sorts e-mail addresses, https endpoints and topic ARNs; trims, drops blanks and repeats', () => {
+    expect(
+      parseAlarmDestinations(` oncall@example.com, https://events.pagerduty.com/x ,,${PAGER_TOPIC},oncall@example.com`),
+    ).toEqual({ emails: ['oncall@example.com'], urls: ['https://events.pagerduty.com/x'], topicArns: [PAGER_TOPIC] });
+    expect(parseAlarmDestinations(undefined)).toEqual({ emails: [], urls: [], topicArns: [] });
+  });
+
+  test.each(['oncall', 'http://plain.example.com/hook', 'arn:aws:sqs:eu-west-1:111122223333:queue', 'a@b'])(
+    'refuses %s: a typo must fail the synth, not silence the alarms',
+    (entry) => {
+      expect(() => parseAlarmDestinations(entry)).toThrow(/is not an e-mail address/);
+    },
+  );
+
+  test('takes CDK context (a string or a list) before the environment variable', () => {
+    const env = { [alarmDestinationsEnvVar('production')]: 'env@example.com' };
+    const context = (value: unknown) => (key: string) =>
+      key === alarmDestinationsContextKey('production') ? value : undefined;
+    expect(alarmDestinationsFor('production', context(undefined), env).emails).toEqual(['env@example.com']);
+    expect(alarmDestinationsFor('production', context('ctx@example.com'), env).emails).toEqual(['ctx@example.com']);
+    expect(alarmDestinationsFor('production', context(['a@example.com', PAGER_TOPIC]), env)).toEqual({
+      emails: ['a@example.com'],
+      urls: [],
+      topicArns: [PAGER_TOPIC],
+    });
+    expect(alarmDestinationsFor('staging', context('ctx@example.com'), env).emails).toEqual([]);
+  });
+});
+
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Both stacks, synthesized without bundling, with `context` added to the app's. */
+const build = (context: Record<string, string>): Record<string, PetStoreStack> => {
+  const outdir = mkdtempSync(join(tmpdir(), 'petstore-alarms-'));
+  outdirs.push(outdir);
+  const saved = process.env[alarmDestinationsEnvVar('production')];
+  delete process.env[alarmDestinationsEnvVar('production')];
+  try {
+    const { stacks } = createPetStoreApp(
+      new App({
+        outdir,
+        context: { ...context, [cxapi.BUNDLING_STACKS]: [], [cxapi.FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false },
+        stackTraces: false,
+      }),
+    );
+    return Object.fromEntries(stacks.map((stack) => [stack.settings.stage, stack]));
+  } finally {
+    if (saved !== undefined) process.env[alarmDestinationsEnvVar('production')] = saved;
+  }
+};
+
+describe('a deploy with destinations', () => {
+  const stacks = build({
+    [alarmDestinationsContextKey('production')]: `oncall@example.com,https://hooks.example.com/alarms,${PAGER_TOPIC}`,
+  });
+  const production = () => Template.fromStack(stacks.production!);
+
+  test('subscribes the e-mail address and the https endpoint to the alarm topic', () => {
+    production().resourceCountIs('AWS::SNS::Subscription', 2);
+    production().hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+    production().hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'https',
+      Endpoint: 'https://hooks.example.com/alarms',
+    });
+  });
+
+  test('every alarm notifies the existing topic too, on alarm and on recovery', () => {
+    const alarms = production().findResources('AWS::CloudWatch::Alarm');
+    expect(Object.keys(alarms).length).toBeGreaterThan(0);
+    for (const [id, alarm] of Object.entries(alarms)) {
+      expect(alarm.Properties.AlarmActions, id).toHaveLength(2);
+      expect(alarm.Properties.AlarmActions, id).toContain(PAGER_TOPIC);
+      expect(alarm.Properties.OKActions, id).toContain(PAGER_TOPIC);
+    }
+  });
+
+  test('production does not warn; staging, which has none, neither', () => {
+    Annotations.fromStack(stacks.production!).hasNoWarning('*', Match.stringLikeRegexp('reach NOBODY'));
+    Annotations.fromStack(stacks.staging!).hasNoWarning('*', Match.stringLikeRegexp('reach NOBODY'));
+    Template.fromStack(stacks.staging!).resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
+test('a production synth without any destination warns that its alarms reach nobody', () => {
+  const stacks = build({});
+  Annotations.fromStack(stacks.production!).hasWarning(
+    '/PetStore-production',
+    Match.stringLikeRegexp(`reach NOBODY.*${alarmDestinationsContextKey('production')}.*\\[ack: ${WARNING}\\]`),
+  );
+});
