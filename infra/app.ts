@@ -1,7 +1,8 @@
-// The CDK app: one stack per deployed stage, checked by cdk-nag's AWS Solutions rules
+// The CDK app: one stack per deployed stage, checked by cdk-nag's AWS Solutions and Serverless rules
 // on every synth (an unacknowledged finding fails `cdk synth` and `cdk deploy`).
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { alarmDestinationsFor } from './monitoring/alarm-destinations.ts';
 import { PetStoreStack } from './pet-store-stack.ts';
 import { DEPLOYED_STAGES, stackName, stageSettings } from './stages.ts';
 
@@ -14,11 +15,16 @@ export const createPetStoreApp = (app: App = new App()): { app: App; stacks: Pet
       new PetStoreStack(app, stackName(stage), {
         env,
         settings: stageSettings[stage],
+        alarmDestinations: alarmDestinationsFor(stage, (key) => app.node.tryGetContext(key)),
         description: `Pet Store API, stage ${stage}: REST API, Lambda functions and DynamoDB tables`,
         tags: { project: 'petstore', stage },
       }),
   );
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  // Serverless rules too: Lambda tracing, API Gateway tracing and logging, timeouts, memory.
+  Validations.of(app).addPlugins(
+    new AwsSolutionsChecks(app, { verbose: true }),
+    new ServerlessChecks(app, { verbose: true }),
+  );
   return { app, stacks };
 };
 

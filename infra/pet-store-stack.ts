@@ -4,17 +4,22 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RestApi, Stage } from 'aws-cdk-lib/aws-apigateway';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
+import { Deployment } from './constructs/deployment.ts';
 import { type FunctionName, Functions } from './constructs/functions.ts';
+import { type AlarmDestinations, NO_ALARM_DESTINATIONS } from './monitoring/alarm-destinations.ts';
 import { Monitoring } from './monitoring/monitoring.ts';
 import { STACK_OUTPUTS, type StageSettings } from './stages.ts';
 
 export interface PetStoreStackProps extends StackProps {
   readonly settings: StageSettings;
+  /** Who the stage's alarms notify: set per deploy (infra/monitoring/alarm-destinations.ts). */
+  readonly alarmDestinations?: AlarmDestinations;
 }
 
 /** Which output names which table: a new table in shared/dynamodb/tables.ts does not compile without one. */
@@ -35,17 +40,21 @@ export class PetStoreStack extends Stack {
   /** Keyed by the table definition's name (shared/dynamodb/tables.ts). */
   readonly tables: Readonly<Record<TableName, TableV2>>;
 
-  constructor(scope: Construct, id: string, { settings, ...props }: PetStoreStackProps) {
+  constructor(scope: Construct, id: string, { settings, alarmDestinations, ...props }: PetStoreStackProps) {
     super(scope, id, { terminationProtection: settings.terminationProtection, ...props });
     this.settings = settings;
 
     const data = new Data(this, 'Data', { settings });
     this.tables = data.tables;
     this.functions = new Functions(this, 'Functions', { settings, tables: this.tables }).functions;
+    // API Gateway invokes each function's `live` alias, which a deploy moves (Deployment, below).
+    const live = {} as Record<FunctionName, { function: IFunction }>;
+    for (const [name, f] of Object.entries(this.functions) as [FunctionName, ApiFunction][])
+      live[name] = { function: f.alias };
     const api = new Api(this, 'Api', {
       settings,
-      functions: this.functions,
-      authorizer: this.functions.authorizer.function,
+      functions: live,
+      authorizer: this.functions.authorizer.alias,
     });
     this.api = api.restApi;
     this.apiStage = api.stage;
@@ -53,15 +62,17 @@ export class PetStoreStack extends Stack {
     this.executionLogGroup = api.executionLogGroup;
 
     // On-call's alarms, dashboard and saved queries (docs/runbook.md), deployed with the stage.
-    new Monitoring(this, 'Monitoring', {
+    const monitoring = new Monitoring(this, 'Monitoring', {
       stage: settings.stage,
       alarms: settings.alarms,
-      alarmEmail: settings.alarmEmail,
+      alarmDestinations: alarmDestinations ?? NO_ALARM_DESTINATIONS,
+      alarmDestinationRequired: settings.alarmDestinationRequired,
       apiStage: this.apiStage,
       accessLogGroup: this.accessLogGroup,
       functions: this.functions,
       tables: this.tables,
     });
+    new Deployment(this, 'Deployment', { settings, functions: this.functions, alarms: monitoring.alarms });
 
     new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
       key: STACK_OUTPUTS.baseUrl,

@@ -72,9 +72,31 @@ export interface StageSettings {
   readonly enableSourceMaps: boolean;
   /** Bump it to replace the paging cursors' HMAC secret with a new random one (README: Deploying). */
   readonly cursorSecretGeneration: number;
-  /** Where alarms are e-mailed; undefined: alarms show in CloudWatch only. */
-  readonly alarmEmail?: string;
+  /**
+   * Reserved concurrency of the authorizer: Lambda keeps it for the authorizer alone, so that
+   * when the routes' functions (or any other function of the account) use up the account's
+   * concurrency, keys can still be checked; and it caps the authorizer, so that a flood of
+   * made-up keys (each one a cache miss) cannot take the routes' concurrency either. At the
+   * measured ~14 ms a check, 50 covers ~3,500 checks/s; with the 300 s cache, a check happens
+   * once per key per 5 minutes (docs/capacity.md). It is taken from the account's pool, which
+   * must keep 100 unreserved: an account whose quota is still the new-account default (10)
+   * cannot deploy it until the quota is raised (README: Deploying).
+   */
+  readonly authorizerReservedConcurrency: number;
+  /**
+   * How a deploy moves each function's `live` alias to the new version (CodeDeploy):
+   * `allAtOnce`, or a canary that sends `percent` of the traffic to the new version for
+   * `minutes` and rolls back by itself if the stage's error or latency alarms fire meanwhile.
+   */
+  readonly deployment:
+    | { readonly kind: 'allAtOnce' }
+    | { readonly kind: 'canary'; readonly percent: number; readonly minutes: number };
   // ── Monitoring (infra/monitoring, docs/runbook.md) ──
+  /**
+   * Synth warns loudly when the stage has no alarm destination. Destinations themselves are
+   * set per deploy, not here (infra/monitoring/alarm-destinations.ts, README: Deploying).
+   */
+  readonly alarmDestinationRequired: boolean;
   /** Alarm thresholds and evaluation; every alarm treats missing data as OK. */
   readonly alarms: AlarmSettings;
 }
@@ -97,6 +119,13 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     // Readable stack traces where faults are chased; production keeps the cold starts lean.
     enableSourceMaps: true,
     cursorSecretGeneration: 1,
+    // Few checks; 10 keeps most of a shared account's pool for production.
+    authorizerReservedConcurrency: 10,
+    // Staging goes all at once, through the same CodeDeploy path as production, so that a
+    // broken alias or deployment group shows here first.
+    deployment: { kind: 'allAtOnce' },
+    // Staging's alarms may go unread (they still show in CloudWatch and on the dashboard).
+    alarmDestinationRequired: false,
     // ── Monitoring ── Few, irregular requests: a 5-minute period, any breach alarms, so a
     // broken deployment shows before production. Looser latency: cold starts dominate.
     alarms: {
@@ -129,6 +158,12 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     terminationProtection: true,
     enableSourceMaps: false,
     cursorSecretGeneration: 1,
+    authorizerReservedConcurrency: 50,
+    // 10 % of the traffic on the new version for 5 minutes: with the alarms' 3 of 5 one-minute
+    // periods, a new version that fails 1 in 10 requests fires Api5xxRate (1 %) inside the
+    // window and CodeDeploy returns every alias to the old version.
+    deployment: { kind: 'canary', percent: 10, minutes: 5 },
+    alarmDestinationRequired: true,
     // ── Monitoring ── Minutes, 3 of the last 5 breaching: a lasting problem pages, a blip does not.
     alarms: {
       periodMinutes: 1,

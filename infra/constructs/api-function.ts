@@ -1,11 +1,13 @@
 // One Lambda entry point of functions/, as deployed: bundled here with the local esbuild
 // (no Docker), with its own log group and its own role that starts with nothing but
-// writing to that log group. Everything else it may do is granted with `allow`.
+// writing to that log group. Everything else it may do is granted with `allow`. Each
+// deploy publishes a version; API Gateway invokes the `live` alias, which CodeDeploy
+// moves to the new version (infra/constructs/deployment.ts).
 
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -29,14 +31,22 @@ export interface ApiFunctionProps {
   readonly description: string;
   readonly settings: StageSettings;
   readonly environment: Readonly<Record<string, string>>;
+  /** Concurrency only this function may use, and never more (undefined: the account's shared pool). */
+  readonly reservedConcurrency?: number | undefined;
 }
+
+/** The alias every caller invokes: API Gateway, and CodeDeploy's traffic shifting. */
+export const LIVE_ALIAS = 'live';
 
 export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
   readonly role: Role;
+  /** `live`: what API Gateway invokes; a deploy moves it to the new version. */
+  readonly alias: Alias;
 
-  constructor(scope: Construct, id: string, { entry, description, settings, environment }: ApiFunctionProps) {
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    const { entry, description, settings, environment, reservedConcurrency } = props;
     super(scope, id);
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: settings.logRetentionDays,
@@ -61,6 +71,10 @@ export class ApiFunction extends Construct {
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
+      reservedConcurrentExecutions: reservedConcurrency,
+      // X-Ray segments for every invocation Lambda samples, with the Tracer's subsegments
+      // (handler, each DynamoDB call) inside; Lambda grants the role the two X-Ray calls.
+      tracing: Tracing.ACTIVE,
       environment: {
         ...environment,
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
@@ -83,6 +97,21 @@ export class ApiFunction extends Construct {
         logLevel: LogLevel.WARNING,
       },
     });
+    Validations.of(this.function).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'API Gateway invokes every function synchronously and gets its error at once (a 5xx to the client, an ' +
+        'alarm for on-call); a dead-letter queue only ever receives failed asynchronous invocations, which never happen.',
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only the two X-Ray actions that active tracing adds (xray:PutTraceSegments, xray:PutTelemetryRecords): ' +
+        'X-Ray has no resource-level permissions, so "*" is the only resource they accept. Every table grant names its ARN.',
+    });
+
+    // A new version whenever the code or configuration changes (currentVersion hashes both).
+    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
   }
 
   /** Allows exactly `actions` on exactly `resources`: never a wildcard action. */

@@ -31,6 +31,7 @@ import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import { accessLogFormat } from '../access-log.ts';
 import type { StageSettings } from '../stages.ts';
 import { removalPolicyOf } from './data.ts';
+import { addNotFoundRoutes, NOT_FOUND_RESPONSE } from './not-found.ts';
 
 export interface ApiProps {
   readonly settings: StageSettings;
@@ -118,6 +119,9 @@ export class Api extends Construct {
       );
     }
 
+    // After the routes: every other path and method is a 404, whatever its Authorization header.
+    addNotFoundRoutes(this.restApi.root, gatewayErrorTemplate(NOT_FOUND_RESPONSE));
+
     for (const [type, { status, headers }] of Object.entries(gatewayResponses)) {
       this.restApi.addGatewayResponse(type, {
         type: ResponseType.of(type),
@@ -141,8 +145,16 @@ export class Api extends Construct {
     Validations.of(this.restApi).acknowledge({
       id: 'AwsSolutions-COG4',
       reason:
-        'Callers are services holding API keys, not users: every method has the TOKEN authorizer, which accepts only ' +
-        'an unrevoked key (stored as its SHA-256 hash) and refuses the rest with a 401. There is no user pool to use.',
+        'Callers are services holding API keys, not users: every route has the TOKEN authorizer, which accepts only ' +
+        'an unrevoked key (stored as its SHA-256 hash) and refuses the rest with a 401; the catch-all 404 methods ' +
+        '(not-found.ts) reach nothing. There is no user pool to use.',
+    });
+    Validations.of(this.stage).acknowledge({
+      id: 'Serverless-APIGWStructuredLogging',
+      reason:
+        'The access log format is a JSON object (infra/access-log.ts); its numeric fields ($context.status, ' +
+        '$context.responseLatency) are left unquoted so that Logs Insights compares them as numbers, which makes the ' +
+        'format string itself, before API Gateway fills it in, not parse as JSON.',
     });
     Validations.of(this.stage).acknowledge({
       id: 'AwsSolutions-APIG3',

@@ -48,7 +48,8 @@ export class Functions extends Construct {
   constructor(scope: Construct, id: string, { settings, tables: deployedTables }: FunctionsProps) {
     super(scope, id);
     const environment = {
-      ...powertoolsEnvironment(settings.stage, settings.logLevel),
+      // Tracing on: every function runs with active X-Ray tracing (api-function.ts).
+      ...powertoolsEnvironment(settings.stage, settings.logLevel, true),
       // Every table's name, as on the local stage: a name grants nothing, the role does.
       ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
     };
@@ -94,6 +95,8 @@ export class Functions extends Construct {
       description: 'Pet Store authorizer: Bearer key to key id',
       settings,
       environment,
+      // Checks keys even when the account's concurrency runs out (infra/stages.ts).
+      reservedConcurrency: settings.authorizerReservedConcurrency,
     });
 
     for (const [name, accesses] of Object.entries(ACCESS) as [FunctionName, readonly TableAccess[]][]) {

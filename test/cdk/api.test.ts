@@ -6,7 +6,7 @@ import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stage
 import { routes } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
-import { apiMethods, render, resource, resourcesOfType } from './support/template.ts';
+import { render, resource, resourcesOfType, routeMethods } from './support/template.ts';
 
 let app: SynthesizedApp;
 beforeAll(async () => {
@@ -30,8 +30,8 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     expect(stageProperties().StageName).toBe(stage);
   });
 
-  test('has exactly the methods of the route table, each a Lambda proxy to its own function', () => {
-    const methods = apiMethods(template());
+  test("has exactly the methods of the route table, each a Lambda proxy to its own function's live alias", () => {
+    const methods = routeMethods(template());
     expect(methods.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(
       routes.map((r) => `${r.method} /v1${r.path}`).sort(),
     );
@@ -40,14 +40,14 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       expect(method.properties.OperationName).toBe(route.operationId);
       expect(method.properties.Integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' });
       expect(render(method.properties.Integration.Uri)).toMatch(
-        new RegExp(`/functions/\\$\\{${ids().functions[route.operationId].function}\\.Arn\\}/invocations$`),
+        new RegExp(`/functions/\\$\\{${ids().functions[route.operationId].alias}\\}/invocations$`),
       );
     }
   });
 
-  test('every method requires the TOKEN authorizer', () => {
+  test('every route method requires the TOKEN authorizer', () => {
     const [[authorizerId]] = resourcesOfType(template(), 'AWS::ApiGateway::Authorizer') as [[string, unknown]];
-    for (const method of apiMethods(template())) {
+    for (const method of routeMethods(template())) {
       expect(method.properties.AuthorizationType, method.path).toBe('CUSTOM');
       expect(render(method.properties.AuthorizerId)).toBe(`\${${authorizerId}}`);
     }
@@ -64,7 +64,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       AuthorizerResultTtlInSeconds: 300,
     });
     expect(render(properties.AuthorizerUri)).toContain(
-      `/functions/\${${ids().functions.authorizer.function}.Arn}/invocations`,
+      `/functions/\${${ids().functions.authorizer.alias}}/invocations`,
     );
   });
 

@@ -57,6 +57,8 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         POWERTOOLS_SERVICE_NAME: 'petstore',
         POWERTOOLS_LOG_LEVEL: settings.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: `PetStore/${stage}`,
+        // The Tracer sends what active tracing samples (the local stage leaves it false).
+        POWERTOOLS_TRACE_ENABLED: 'true',
         ...Object.fromEntries(tables.map((t) => [t.envVar, `\${${ids().tables[t.name]}}`])),
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
       };
@@ -102,22 +104,28 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     for (const name of FUNCTION_NAMES) {
       const logGroup = arn(ids().functions[name].logGroup);
       const logs = [`Allow logs:CreateLogStream ${logGroup}`, `Allow logs:PutLogEvents ${logGroup}`];
+      // Active tracing's two calls: X-Ray has no resource-level permissions.
+      const xray = ['Allow xray:PutTelemetryRecords *', 'Allow xray:PutTraceSegments *'];
       expect(grantsOf(app.template(stage), ids().functions[name].role), name).toEqual(
-        [...logs, ...dynamodb[name]].sort(),
+        [...logs, ...xray, ...dynamodb[name]].sort(),
       );
     }
   });
 
-  test('no policy anywhere in the stack has a wildcard action or resource', () => {
+  test('no policy anywhere in the stack has a wildcard action, nor a wildcard resource but for X-Ray', () => {
     const statements = allStatements(app.template(stage));
     expect(statements.length).toBeGreaterThan(0);
     for (const { logicalId, statement } of statements) {
       for (const action of [statement.Action].flat()) expect(action, logicalId).not.toMatch(/\*/);
+      const xray = [statement.Action]
+        .flat()
+        .every((action) => /^xray:Put(TraceSegments|TelemetryRecords)$/.test(action));
+      if (xray) continue;
       for (const target of [statement.Resource].flat()) expect(render(target), logicalId).not.toBe('*');
     }
   });
 
-  test('API Gateway may invoke each route function from its own method only, and the authorizer as the authorizer', () => {
+  test("API Gateway may invoke each route function's live alias from its own method only, and the authorizer's as the authorizer", () => {
     const permissions = resourcesOfType(app.template(stage), 'AWS::Lambda::Permission').map(([, p]) => ({
       fn: render(p.Properties!.FunctionName),
       principal: p.Properties!.Principal,
@@ -126,7 +134,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     const restApi = ids().restApi;
     const expected = [
       ...routes.map((r) => ({
-        fn: arn(ids().functions[r.operationId].function),
+        fn: `\${${ids().functions[r.operationId].alias}}`,
         principal: 'apigateway.amazonaws.com',
         source: expect.stringMatching(
           new RegExp(
@@ -135,7 +143,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         ),
       })),
       {
-        fn: arn(ids().functions.authorizer.function),
+        fn: `\${${ids().functions.authorizer.alias}}`,
         principal: 'apigateway.amazonaws.com',
         source: expect.stringMatching(new RegExp(`:\\$\\{${restApi}\\}/authorizers/\\$\\{ApiBearerKey\\w+\\}$`)),
       },

@@ -7,7 +7,7 @@ import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '..
 import { BINARY_MEDIA_TYPES, isBinaryMediaType } from '../../shared/api/routes.ts';
 import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized } from './support/synth.ts';
-import { apiMethods, resourcesOfType } from './support/template.ts';
+import { catchAllMethods, resourcesOfType, routeMethods } from './support/template.ts';
 
 let app: SynthesizedApp;
 let server: LocalServer;
@@ -64,6 +64,23 @@ describe('gateway responses', () => {
     },
   );
 
+  test("an unknown route with a key: the local 404 is the body of the template's catch-all (not-found.ts)", async () => {
+    const reply = await call('DELETE', '/v1/pets/1/owner', `Bearer ${server.key}`);
+    const requestId = reply.headers.get('x-amzn-requestid')!;
+    const catchAll = catchAllMethods(template);
+    expect(catchAll.length).toBeGreaterThan(0);
+    for (const { path, properties } of catchAll) {
+      const [response] = properties.Integration.IntegrationResponses as Record<string, any>[];
+      const body = (response!.ResponseTemplates['application/json'] as string).replaceAll(
+        '$context.requestId',
+        requestId,
+      );
+      expect(reply.status, path).toBe(Number(response!.StatusCode));
+      expect(reply.body, path).toEqual(JSON.parse(body));
+      expect(response!.ResponseParameters['method.response.header.Content-Type']).toBe("'application/json'");
+    }
+  });
+
   test('an unknown route: both answer 404 with the MISSING_AUTHENTICATION_TOKEN response', async () => {
     const reply = await call('GET', '/v1/animals', 'Bearer nothing');
     const requestId = reply.headers.get('x-amzn-requestid')!;
@@ -83,8 +100,8 @@ describe('gateway responses', () => {
 });
 
 describe('routes', () => {
-  test('every synthesized method exists locally: it asks for a key instead of answering 404', async () => {
-    const methods = apiMethods(template);
+  test('every synthesized route method exists locally: it asks for a key instead of answering 404', async () => {
+    const methods = routeMethods(template);
     expect(methods.length).toBeGreaterThan(0);
     for (const { httpMethod, path } of methods) {
       const reply = await call(httpMethod, path.replace(/\{\w+\}/g, '1'));
@@ -92,8 +109,8 @@ describe('routes', () => {
     }
   });
 
-  test('a method the template lacks is 404 locally too', async () => {
-    const synthesized = new Set(apiMethods(template).map((m) => `${m.httpMethod} ${m.path}`));
+  test('a method the route table lacks is 404 locally too', async () => {
+    const synthesized = new Set(routeMethods(template).map((m) => `${m.httpMethod} ${m.path}`));
     const candidates = [
       'DELETE /v1/pets',
       'PUT /v1/pets/{petId}',

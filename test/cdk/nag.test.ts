@@ -20,8 +20,13 @@ beforeAll(async () => {
 const REVIEWED_ACKNOWLEDGEMENTS = [
   'AwsSolutions-APIG2',
   'AwsSolutions-APIG3',
+  'AwsSolutions-APIG4',
   'AwsSolutions-COG4',
+  'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+  'AwsSolutions-IAM5[Resource::*]',
   'AwsSolutions-SMG4',
+  'Serverless-APIGWStructuredLogging',
+  'Serverless-LambdaDLQ',
 ];
 
 const covers = (ackPath: string, findingPath: string) =>
@@ -54,7 +59,12 @@ test('the app registers the AWS Solutions checks: a finding in any of its stacks
 });
 
 test('the synthesized app has no finding that is not acknowledged (and no other validation report)', () => {
-  expect(app.validationReport().pluginReports).toEqual([]);
+  const reports = app.validationReport().pluginReports;
+  expect(reports.filter((report) => report.pluginName !== 'Construct Annotations')).toEqual([]);
+  // The one annotation: these tests synthesize without alarm destinations (alarm-delivery.test.ts).
+  expect(reports.flatMap((report) => report.violations.map((v) => `${v.severity} ${v.ruleName}`))).toEqual([
+    'warning Annotation::petstore:alarm-destinations',
+  ]);
 });
 
 test('every finding is acknowledged on its resource or a construct above it', () => {

@@ -21,7 +21,7 @@ export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as cons
 /** The logical ids of what the stack exposes, read from its public properties. */
 export interface StackIndex {
   tables: Record<string, string>;
-  functions: Record<FunctionName, { function: string; role: string; logGroup: string }>;
+  functions: Record<FunctionName, { function: string; alias: string; role: string; logGroup: string }>;
   restApi: string;
   apiStage: string;
   accessLogGroup: string;
@@ -132,6 +132,7 @@ export interface Resource {
   DependsOn?: string[];
   DeletionPolicy?: string;
   UpdateReplacePolicy?: string;
+  UpdatePolicy?: Record<string, any>;
 }
 interface Manifest {
   artifacts: Record<string, { type: string; environment?: string; properties?: Record<string, any> }>;

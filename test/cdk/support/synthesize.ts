@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type CfnElement, type Stack, Validations } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { createPetStoreApp } from '../../../infra/app.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
@@ -29,7 +29,12 @@ const indexOf = (stack: PetStoreStack): StackIndex => ({
   functions: Object.fromEntries(
     Object.entries(stack.functions).map(([name, f]) => [
       name,
-      { function: logicalId(f.function), role: logicalId(f.role), logGroup: logicalId(f.logGroup) },
+      {
+        function: logicalId(f.function),
+        alias: logicalId(f.alias),
+        role: logicalId(f.role),
+        logGroup: logicalId(f.logGroup),
+      },
     ]),
   ) as StackIndex['functions'],
   restApi: logicalId(stack.api),
@@ -39,15 +44,15 @@ const indexOf = (stack: PetStoreStack): StackIndex => ({
 });
 
 /** The same AWS Solutions rules, blind to acknowledgements: what each acknowledgement hides. */
-const allNagFindings = (app: App): NagFinding[] => {
-  const pack = new AwsSolutionsChecks();
-  // isAcknowledged is the pack's private filter; switching it off is the only way to see
-  // the findings that CDK later matches against the acknowledgements.
-  Object.defineProperty(pack, 'isAcknowledged', { value: () => false });
-  return pack
-    .validateScope(app)
-    .violations.flatMap((v) => v.violatingResources.map((r) => ({ rule: v.ruleName, path: r.constructPath ?? '' })));
-};
+const allNagFindings = (app: App): NagFinding[] =>
+  [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap((pack) => {
+    // isAcknowledged is the pack's private filter; switching it off is the only way to see
+    // the findings that CDK later matches against the acknowledgements.
+    Object.defineProperty(pack, 'isAcknowledged', { value: () => false });
+    return pack
+      .validateScope(app)
+      .violations.flatMap((v) => v.violatingResources.map((r) => ({ rule: v.ruleName, path: r.constructPath ?? '' })));
+  });
 
 const acknowledgementsIn = (app: App): Acknowledgement[] =>
   app.node.findAll().flatMap((construct) =>

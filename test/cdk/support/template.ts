@@ -83,7 +83,7 @@ export interface ApiMethod {
 }
 
 /** The API's methods, with each resource's path rebuilt from its parents. */
-export const apiMethods = (template: CfnTemplate): ApiMethod[] => {
+const apiMethods = (template: CfnTemplate): ApiMethod[] => {
   const pathOf = (parent: unknown): string => {
     const rendered = render(parent);
     if (rendered.endsWith('.RootResourceId}')) return '';
@@ -98,3 +98,11 @@ export const apiMethods = (template: CfnTemplate): ApiMethod[] => {
     properties: method.Properties!,
   }));
 };
+
+/** The methods that call a function (the route table's); the rest are the catch-all 404s (not-found.ts). */
+export const routeMethods = (template: CfnTemplate): ApiMethod[] =>
+  apiMethods(template).filter((m) => m.properties.Integration?.Type === 'AWS_PROXY');
+
+/** The catch-all methods: ANY, no authorizer, a mock integration answering 404. */
+export const catchAllMethods = (template: CfnTemplate): ApiMethod[] =>
+  apiMethods(template).filter((m) => m.properties.Integration?.Type === 'MOCK');
