@@ -79,6 +79,11 @@ export class PetStoreStack extends Stack {
       description: 'Base address of the API: append /pets',
       value: api.baseUrl,
     });
+    new CfnOutput(this, STACK_OUTPUTS.restApiId, {
+      key: STACK_OUTPUTS.restApiId,
+      description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
+      value: this.api.restApiId,
+    });
     for (const [name, key] of Object.entries(TABLE_OUTPUTS) as [TableName, string][]) {
       new CfnOutput(this, key, { key, description: `Name of the ${name} table`, value: this.tables[name].tableName });
     }

@@ -68,7 +68,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
 export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
   middy<Event, Result, Error, Context, Record<string, unknown>>()
     // The policy names only the key id; still, a trace needs no copy of it.
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event is the token.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(authorizerTelemetry())

@@ -160,7 +160,7 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
   const chain = middy<Event, Result, Error, Context, Record<string, unknown>>()
     // First, so that its handler subsegment holds the annotations and the DynamoDB calls. The
     // response (animals) stays out of the trace; an error's message and stack go in.
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the Authorization header.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))

@@ -23,7 +23,8 @@ const cursors: CursorCodec = {
 };
 
 /** Every DynamoDB call a subsegment of the invocation's trace (when tracing is on). */
-const client = () => documentClient((plain) => tracer.captureAWSv3Client(plain));
+const traced = tracer;
+const client = () => documentClient(traced && ((plain) => traced.captureAWSv3Client(plain)));
 
 let pets: PetsRepository | undefined;
 export const petsRepository = (): PetsRepository =>

@@ -3,13 +3,19 @@
 // POWERTOOLS_TRACE_ENABLED.
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 
 export const logger = new Logger();
 export const metrics = new Metrics();
 /**
- * X-Ray segments for the handler and each AWS SDK call. Off outside Lambda and whenever
- * POWERTOOLS_TRACE_ENABLED is false (the local stage: no X-Ray daemon to send to); off, its
- * middleware and client capture do nothing at all per request.
+ * X-Ray subsegments for the handler and each AWS SDK call, when POWERTOOLS_TRACE_ENABLED is
+ * true (a deployed stage whose settings turn the Tracer on, infra/stages.ts); undefined
+ * otherwise, the local stage included. Loaded only then: the X-Ray SDK under it adds ~30 ms
+ * to a cold start's import (docs/performance.md), which nothing that leaves it off should pay.
+ * The functions call nothing over HTTP but the AWS SDK, whose calls captureAWSv3Client traces:
+ * patching Node's http and https as well would only add a second subsegment per DynamoDB call.
  */
-export const tracer = new Tracer();
+export const tracer: Tracer | undefined =
+  process.env.POWERTOOLS_TRACE_ENABLED === 'true'
+    ? new (await import('@aws-lambda-powertools/tracer')).Tracer({ captureHTTPsRequests: false })
+    : undefined;

@@ -64,6 +64,7 @@ export const annotateTrace = (annotations: {
   keyId?: string | undefined;
   requestId?: string;
 }): void => {
+  if (!tracer) return;
   for (const [key, value] of Object.entries(annotations)) if (value !== undefined) tracer.putAnnotation(key, value);
 };
 

@@ -58,7 +58,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         POWERTOOLS_LOG_LEVEL: settings.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: `PetStore/${stage}`,
         // The Tracer sends what active tracing samples (the local stage leaves it false).
-        POWERTOOLS_TRACE_ENABLED: 'true',
+        POWERTOOLS_TRACE_ENABLED: String(settings.powertoolsTracer),
         ...Object.fromEntries(tables.map((t) => [t.envVar, `\${${ids().tables[t.name]}}`])),
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
       };
