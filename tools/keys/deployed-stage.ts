@@ -5,6 +5,7 @@ import { type DeployedStage, STACK_OUTPUTS, stackName } from '../../infra/stages
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { authorizerCacheFlusher, revokingFlushes } from './authorizer-cache.ts';
 import { fail } from './fail.ts';
 
 export /** The deployed stage's keys table, found from its stack's outputs. */
@@ -14,9 +15,16 @@ const deployedKeys = async (stage: DeployedStage): Promise<KeysRepository> => {
   const { Stacks } = await new CloudFormationClient({}).send(
     new DescribeStacksCommand({ StackName: stackName(stage) }),
   );
-  const tableName = Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === STACK_OUTPUTS.keysTableName)?.OutputValue;
-  if (!tableName) fail(`stack ${stackName(stage)} has no ${STACK_OUTPUTS.keysTableName} output; is it deployed?`);
-  return createKeysRepository(createDocumentClient(), tableName!);
+  const output = (key: string) => Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === key)?.OutputValue;
+  const tableName = output(STACK_OUTPUTS.keysTableName);
+  const restApiId = output(STACK_OUTPUTS.restApiId);
+  if (!tableName || !restApiId)
+    fail(
+      `stack ${stackName(stage)} lacks the ${STACK_OUTPUTS.keysTableName} or ${STACK_OUTPUTS.restApiId} output; is it deployed?`,
+    );
+  const keys = createKeysRepository(createDocumentClient(), tableName!);
+  // A revoke also flushes API Gateway's authorizer cache: the key is refused at once (authorizer-cache.ts).
+  return revokingFlushes(keys, authorizerCacheFlusher(restApiId!, stage), stage);
 };
 
 /**

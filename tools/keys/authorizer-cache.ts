@@ -1,0 +1,38 @@
+// A revoked key is shut out now, not when API Gateway's authorizer cache (300 s) lets go of
+// it: on a deployed stage, `keys revoke` flushes the stage's authorizer cache right after the
+// key is marked revoked. Every cached answer goes, so each key's next request runs the
+// authorizer once more (one GetItem each): the cost of a revoke is a short burst of checks.
+import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
+import type { KeysRepository } from '../../shared/domain/stores.ts';
+
+export type FlushAuthorizerCache = () => Promise<void>;
+
+/** Flushes the authorizer cache of `stageName` of the REST API `restApiId` (needs apigateway:DELETE on it). */
+export const authorizerCacheFlusher =
+  (restApiId: string, stageName: string, client = new APIGatewayClient({})): FlushAuthorizerCache =>
+  async () => {
+    await client.send(new FlushStageAuthorizersCacheCommand({ restApiId, stageName }));
+  };
+
+/** The same keys, whose revoke also flushes the cache; a key that does not exist flushes nothing. */
+export const revokingFlushes = (keys: KeysRepository, flush: FlushAuthorizerCache, stage: string): KeysRepository => ({
+  lookup: (key) => keys.lookup(key),
+  create: (label) => keys.create(label),
+  register: (key, label) => keys.register(key, label),
+  list: () => keys.list(),
+  async revoke(keyId) {
+    if (!(await keys.revoke(keyId))) return false;
+    try {
+      await flush();
+    } catch (error) {
+      throw new Error(
+        `${keyId} is revoked, but flushing the authorizer cache of ${stage} failed (${(error as Error).message}): ` +
+          `it may still be accepted for up to 5 minutes. Retry: aws apigateway flush-stage-authorizers-cache ` +
+          `--rest-api-id <RestApiId output> --stage-name ${stage}`,
+        { cause: error },
+      );
+    }
+    console.log(`Flushed the authorizer cache of stage ${stage}: the key is refused from the next request on.`);
+    return true;
+  },
+});
