@@ -1,0 +1,177 @@
+// docs/capacity.md's tables, computed: what one operation at a given rate asks of DynamoDB,
+// Lambda, API Gateway and the bill, from the stage settings (infra/stages.ts) and the figures
+// below. `npm run capacity` prints them for production at 10,000 requests per second;
+// `npm run capacity -- --rate 2500 --stage staging --keys 200` for another case.
+import { parseArgs } from 'node:util';
+import { type DeployedStage, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../infra/stages.ts';
+
+/** AWS list prices, us-east-1, USD (checked 2026; other regions cost up to ~30 % more). */
+export const PRICES = {
+  apiGatewayPerMillion: 3.5, // REST API, first 333 million a month (cheaper tiers above)
+  lambdaPerMillion: 0.2,
+  lambdaArmPerGbSecond: 0.0000133334,
+  dynamodbReadPerMillion: 0.125, // on-demand read request units
+  dynamodbWritePerMillion: 0.625, // on-demand write request units
+  logsPerGb: 0.5, // CloudWatch Logs ingestion
+  xrayPerMillionTraces: 5,
+} as const;
+
+/** Service quotas and hard limits the tables below are judged against (per account and region unless said). */
+export const LIMITS = {
+  apiGatewayAccountRps: 10_000, // adjustable; shared by every REST API of the account in the region
+  apiGatewayAccountBurst: 5_000,
+  lambdaAccountConcurrency: 1_000, // adjustable; new accounts may start lower
+  lambdaUnreservedMinimum: 100, // Lambda keeps this much unreserved: reservations cannot take it
+  lambdaScalingPer10s: 1_000, // new execution environments per function every 10 s
+  dynamodbPartitionWcu: 1_000, // per partition (a partition key value with a rising sort key cannot split)
+  dynamodbPartitionRcu: 3_000, // i.e. 6,000 eventually consistent 4 KB reads/s
+  dynamodbTableReadUnits: 40_000, // on-demand table throughput quota, adjustable
+  dynamodbTableWriteUnits: 40_000,
+} as const;
+
+/**
+ * Mean Lambda duration (ms) of each function, deployed: what the service adds on top of its one
+ * DynamoDB call, measured locally (README Performance, p50 of the local stage minus p50 of the bare
+ * baseline making the same call: getPet 20.1−15.4, listPets 24.0−18.7, createPet 25.7−18.8), plus
+ * an in-region DynamoDB round trip of 8 ms (AWS: single-digit ms; 8 is a mean with its tail).
+ * The authorizer: one GetItem and the hash, measured 6.1 ms on a cache miss locally.
+ */
+const DYNAMODB_ROUND_TRIP_MS = 8;
+export const DURATIONS_MS = {
+  getPet: 4.7 + DYNAMODB_ROUND_TRIP_MS,
+  listPets: 5.3 + DYNAMODB_ROUND_TRIP_MS,
+  createPet: 6.9 + DYNAMODB_ROUND_TRIP_MS,
+  authorizer: 6.1 + DYNAMODB_ROUND_TRIP_MS,
+} as const;
+/** A cold start's extra time: import measured at 94 ms on a 2.5 GHz core (README), plus Lambda's own set-up. */
+export const COLD_START_MS = 250;
+
+/** An animal item: four attributes, a typical name of ~20 characters (at most 200). */
+const ITEM_BYTES = 90;
+/** One request's log lines: access log (~330 B), the function's summary (~420 B), Lambda's START/END/REPORT (~330 B). */
+const LOG_BYTES_PER_REQUEST = 1_080;
+/** X-Ray's default sampling: the first request each second, then 5 %. */
+const XRAY_SAMPLED = 0.05;
+
+export interface OperationLoad {
+  readonly operation: string;
+  readonly dynamodbRequests: number;
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  /** Writes per second landing on one partition key value of the byStatus index (all creates in one status). */
+  readonly indexWritesPerStatus: number;
+  readonly concurrency: number;
+  readonly costPerMillion: number;
+}
+
+const readUnits = (items: number, consistent = false) =>
+  Math.ceil((items * ITEM_BYTES) / 4096) * (consistent ? 1 : 0.5);
+
+export const operationLoads = (rate: number, memoryMb: number, pageSize = 20): OperationLoad[] => {
+  const perRequest = [
+    // GetItem, eventually consistent.
+    { operation: 'getPet', dynamodbRequests: 1, readUnits: readUnits(1), writeUnits: 0, indexWrites: 0 },
+    // One Query (byStatus) or Scan of pageSize + 1 items.
+    { operation: 'listPets', dynamodbRequests: 1, readUnits: readUnits(pageSize + 1), writeUnits: 0, indexWrites: 0 },
+    // PutItem (1 WCU) + its byStatus index entry (1 WCU) + the counter's UpdateItem once per 100 ids.
+    { operation: 'createPet', dynamodbRequests: 1.01, readUnits: 0, writeUnits: 2.01, indexWrites: 1 },
+  ] as const;
+  return perRequest.map(({ operation, dynamodbRequests, readUnits: ru, writeUnits: wu, indexWrites }) => {
+    const durationMs = DURATIONS_MS[operation];
+    const gbSeconds = (memoryMb / 1024) * (durationMs / 1000);
+    const costPerMillion =
+      PRICES.apiGatewayPerMillion +
+      PRICES.lambdaPerMillion +
+      gbSeconds * PRICES.lambdaArmPerGbSecond * 1e6 +
+      ru * PRICES.dynamodbReadPerMillion +
+      wu * PRICES.dynamodbWritePerMillion +
+      (LOG_BYTES_PER_REQUEST / 1e9) * PRICES.logsPerGb * 1e6 +
+      XRAY_SAMPLED * PRICES.xrayPerMillionTraces;
+    return {
+      operation,
+      dynamodbRequests: rate * dynamodbRequests,
+      readUnits: rate * ru,
+      writeUnits: rate * wu,
+      indexWritesPerStatus: rate * indexWrites,
+      // Little's law: requests in flight = arrival rate × time each spends in the function.
+      concurrency: Math.ceil(rate * (durationMs / 1000)),
+      costPerMillion,
+    };
+  });
+};
+
+/**
+ * Authorizer invocations per second: API Gateway caches each key's answer for the TTL, so a
+ * key in use costs one check per TTL; a made-up key is never cached and costs one per request.
+ */
+export const authorizerChecks = (activeKeys: number, ttlSeconds: number, unknownKeysPerSecond = 0): number =>
+  activeKeys / ttlSeconds + unknownKeysPerSecond;
+
+/**
+ * Page reads per second one partition can serve: the first page of a listing always reads the
+ * same items (the lowest ids of a status, or the start of the table for a Scan), which sit in
+ * one partition whatever the table's size.
+ */
+export const firstPageCeiling = (pageSize = 20): number => LIMITS.dynamodbPartitionRcu / readUnits(pageSize + 1);
+
+/** Index shards a status needs so that no partition key value takes more than `headroom` of its 1,000 WCU. */
+export const shardsFor = (createsPerSecond: number, headroom = 0.7): number =>
+  Math.max(1, Math.ceil(createsPerSecond / (LIMITS.dynamodbPartitionWcu * headroom)));
+
+/** A sharded filtered page: one Query per shard (in parallel), each of pageSize + 1 items, merged by id. */
+export const shardedPage = (shards: number, pageSize = 20) => ({
+  queries: shards,
+  readUnits: shards * readUnits(pageSize + 1),
+});
+
+const format = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      rate: { type: 'string', default: '10000' },
+      stage: { type: 'string', default: 'production' },
+      keys: { type: 'string', default: '1000' },
+    },
+  });
+  const rate = Number(values.rate);
+  const settings = stageSettings[values.stage as DeployedStage];
+  if (!settings || !(rate > 0)) throw new Error('usage: capacity [--rate N] [--stage staging|production]');
+  const loads = operationLoads(rate, settings.memoryMb);
+  console.log(
+    `Stage ${settings.stage}: ${format(rate)} requests/s per operation, ${settings.memoryMb} MB functions, timeout ${FUNCTION_TIMEOUT_SECONDS} s\n`,
+  );
+  console.log(
+    '| operation | DynamoDB requests/s | RCU/s | WCU/s | byStatus writes/s per status | Lambda concurrency (Little) | USD per million requests |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const l of loads) {
+    console.log(
+      `| ${l.operation} | ${format(l.dynamodbRequests)} | ${format(l.readUnits)} | ${format(l.writeUnits)} | ${format(l.indexWritesPerStatus)} | ${format(l.concurrency)} | ${format(l.costPerMillion, 2)} |`,
+    );
+  }
+  const total = loads.reduce((sum, l) => sum + l.concurrency, 0);
+  const apiRate = rate * loads.length;
+  console.log(
+    `\nAll three: ${format(apiRate)} requests/s at API Gateway (account quota ${format(LIMITS.apiGatewayAccountRps)}; stage throttle ${format(settings.throttling.rateLimit)}),`,
+  );
+  console.log(
+    `Lambda concurrency ${format(total)} mean (account quota ${format(LIMITS.lambdaAccountConcurrency)}; authorizer reserved ${settings.authorizerReservedConcurrency ?? 'none'}).`,
+  );
+  const checks = authorizerChecks(Number(values.keys), settings.authorizerCacheTtlSeconds);
+  console.log(
+    `Authorizer: ${format(Number(values.keys))} keys in use → ${format(checks, 1)} checks/s (cache ${settings.authorizerCacheTtlSeconds} s), ` +
+      `concurrency ${format(Math.ceil(checks * (DURATIONS_MS.authorizer / 1000)), 0)}; its ${settings.authorizerReservedConcurrency} reserved take ` +
+      `${format(settings.authorizerReservedConcurrency / (DURATIONS_MS.authorizer / 1000))} checks/s (made-up keys included).`,
+  );
+  console.log(
+    `First pages: one partition serves ${format(firstPageCeiling())} first pages/s of one status (or of the unfiltered listing).`,
+  );
+  const creates = rate;
+  const shards = shardsFor(creates);
+  const page = shardedPage(shards);
+  console.log(
+    `byStatus: ${format(creates)} creates/s in one status need ${shards} shards (≤ 70 % of 1,000 WCU each); a filtered page then costs ${page.queries} Queries and ${format(page.readUnits, 1)} RCU instead of 1 and ${format(shardedPage(1).readUnits, 1)}.`,
+  );
+}
