@@ -93,6 +93,9 @@ export class ApiFunction extends Construct {
         // Its credential chain reduced to the environment, the one place Lambda puts credentials:
         // 483 → 347 kB a bundle (docs/performance.md). Relative to projectRoot, where esbuild runs.
         esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_ENTRY}`] },
+        // A stage without the Tracer gets bundles without it: the constant condition in
+        // shared/observability/powertools.ts lets esbuild drop the Tracer and the X-Ray SDK (125 kB).
+        define: settings.powertoolsTracer ? {} : { 'process.env.POWERTOOLS_TRACE_ENABLED': '"false"' },
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
       },
