@@ -27,6 +27,7 @@ const TABLE_OUTPUTS: Readonly<Record<TableName, string>> = {
   pets: STACK_OUTPUTS.petsTableName,
   keys: STACK_OUTPUTS.keysTableName,
   counters: STACK_OUTPUTS.countersTableName,
+  idempotency: STACK_OUTPUTS.idempotencyTableName,
 };
 
 export class PetStoreStack extends Stack {

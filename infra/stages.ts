@@ -22,6 +22,7 @@ export const STACK_OUTPUTS = {
   countersTableName: 'CountersTableName',
   /** The REST API's id: `keys revoke` flushes its stage's authorizer cache. */
   restApiId: 'RestApiId',
+  idempotencyTableName: 'IdempotencyTableName',
 } as const;
 
 /** Retention periods (days) that CloudWatch Logs accepts. */

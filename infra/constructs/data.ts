@@ -43,6 +43,7 @@ export class Data extends Construct {
           ...(index.sortKey && { sortKey: attribute(index.sortKey) }),
           projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
         })),
+        ...('timeToLiveAttribute' in definition && { timeToLiveAttribute: definition.timeToLiveAttribute }),
         // On demand: traffic is unknown and spiky, and an idle staging table costs nothing.
         billing: Billing.onDemand(),
         // The AWS owned key: still encrypted at rest, with no KMS charge per request, no key

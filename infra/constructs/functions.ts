@@ -29,6 +29,11 @@ const ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>> = {
   createPet: [
     { table: 'pets', actions: ['dynamodb:PutItem'] },
     { table: 'counters', actions: ['dynamodb:UpdateItem'] },
+    // Powertools' persistence layer: take, read, complete and (on failure) delete a record.
+    {
+      table: 'idempotency',
+      actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    },
   ],
   getPet: [{ table: 'pets', actions: ['dynamodb:GetItem'] }],
   authorizer: [{ table: 'keys', actions: ['dynamodb:GetItem'] }],

@@ -69,6 +69,20 @@ export class UnsupportedMediaTypeError extends HttpError {
   }
 }
 
+/** An earlier request with the same Idempotency-Key is still running: retry when it has answered. */
+export class ConflictError extends HttpError {
+  constructor(message: string) {
+    super(409, 'CONFLICT', message, { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+  }
+}
+
+/** The request is well-formed but cannot be honoured as sent (an Idempotency-Key reused with another body). */
+export class UnprocessableEntityError extends HttpError {
+  constructor(message: string) {
+    super(422, 'UNPROCESSABLE_ENTITY', message);
+  }
+}
+
 /** The database is throttling or unreachable: the client may retry after a short wait. */
 export class ServiceUnavailableError extends HttpError {
   constructor(cause: unknown) {

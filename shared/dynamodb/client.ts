@@ -12,7 +12,8 @@ import { ServiceUnavailableError } from '../api/errors.ts';
 
 /**
  * Worst case for one call: 3 attempts × (0.5 s connect + 1 s response) + 0.05 s + 0.1 s
- * of back-off ≈ 4.7 s. createPet makes at most two calls (id block, put): < 10 s.
+ * of back-off ≈ 4.7 s. createPet makes two calls (id block, put), four with an Idempotency-Key;
+ * should several of them each use up their budget, middy answers 504 before Lambda's 10 s.
  * DynamoDB answers in single-digit milliseconds, so 1 s is a fault, not a slow day.
  */
 export interface TimeBudget {
@@ -81,7 +82,7 @@ const UNAVAILABLE_ERRORS = new Set([
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** True when DynamoDB is throttling, failing on its side, or out of reach: worth a retry later. */
-const isUnavailable = (error: unknown): boolean => {
+export const isUnavailable = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   const { code, $metadata } = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
   return (

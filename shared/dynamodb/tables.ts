@@ -19,6 +19,8 @@ export interface TableDefinition {
   readonly envVar: string;
   readonly partitionKey: KeyAttribute;
   readonly indexes: readonly IndexDefinition[];
+  /** Deployed only: DynamoDB deletes an item once this epoch-seconds attribute is past (dynalite has no TTL). */
+  readonly timeToLiveAttribute?: string;
 }
 
 export const STATUS_INDEX = 'byStatus';
@@ -56,7 +58,20 @@ export const countersTable = {
   indexes: [],
 } as const satisfies TableDefinition;
 
-export const tables = [petsTable, keysTable, countersTable] as const;
+/**
+ * Idempotency-Key records of createPet, written by Powertools' DynamoDB persistence
+ * layer (its default attribute names). Expiry does not wait for TTL, which deletes up
+ * to days late and not at all locally: Powertools compares `expiration` with the clock.
+ */
+export const idempotencyTable = {
+  name: 'idempotency',
+  envVar: 'IDEMPOTENCY_TABLE_NAME',
+  partitionKey: { name: 'id', type: 'S' },
+  indexes: [],
+  timeToLiveAttribute: 'expiration',
+} as const satisfies TableDefinition;
+
+export const tables = [petsTable, keysTable, countersTable, idempotencyTable] as const;
 
 /** The physical table name, from the environment the stack (or the local server) sets. */
 export const tableName = (table: TableDefinition, env: NodeJS.ProcessEnv = process.env): string => {

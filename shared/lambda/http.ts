@@ -23,6 +23,14 @@ const header = (event: APIGatewayProxyEvent, name: string): string | undefined =
   return undefined;
 };
 
+/** Every value of a request header, in any case: a header sent twice has two. */
+export const headerValues = (event: APIGatewayProxyEvent, name: string): string[] => {
+  const wanted = name.toLowerCase();
+  return Object.entries(event.multiValueHeaders ?? {}).flatMap(([key, values]) =>
+    key.toLowerCase() === wanted ? (values ?? []) : [],
+  );
+};
+
 export const bodyBytes = (event: APIGatewayProxyEvent): Buffer =>
   Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
 

@@ -56,6 +56,13 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       expect(properties.TableName).toBeUndefined();
     });
 
+    test('expires items by its TTL attribute when it has one (locally Powertools checks the expiry itself)', () => {
+      const ttlAttribute = (definition as TableDefinition).timeToLiveAttribute;
+      expect(table().Properties!.TimeToLiveSpecification).toEqual(
+        ttlAttribute === undefined ? undefined : { AttributeName: ttlAttribute, Enabled: true },
+      );
+    });
+
     test('is on demand and encrypted with the AWS owned key', () => {
       const properties = table().Properties!;
       expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
@@ -88,6 +95,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       [STACK_OUTPUTS.petsTableName]: 'pets',
       [STACK_OUTPUTS.keysTableName]: 'keys',
       [STACK_OUTPUTS.countersTableName]: 'counters',
+      [STACK_OUTPUTS.idempotencyTableName]: 'idempotency',
     };
     for (const [key, table] of Object.entries(expected)) {
       expect(render(Outputs[key]!.Value)).toBe(`\${${app.index[stage].tables[table]}}`);

@@ -94,10 +94,19 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
   });
 
   test('each function may do exactly its own calls on exactly its own resources', () => {
-    const { pets, keys, counters } = ids().tables as Record<'pets' | 'keys' | 'counters', string>;
+    const { pets, keys, counters, idempotency } = ids().tables as Record<
+      'pets' | 'keys' | 'counters' | 'idempotency',
+      string
+    >;
     const dynamodb: Record<FunctionName, string[]> = {
       listPets: [`Allow dynamodb:Query ${arn(pets)}/index/byStatus`, `Allow dynamodb:Scan ${arn(pets)}`],
-      createPet: [`Allow dynamodb:PutItem ${arn(pets)}`, `Allow dynamodb:UpdateItem ${arn(counters)}`],
+      createPet: [
+        `Allow dynamodb:PutItem ${arn(pets)}`,
+        `Allow dynamodb:UpdateItem ${arn(counters)}`,
+        ...['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'].map(
+          (call) => `Allow dynamodb:${call} ${arn(idempotency)}`,
+        ),
+      ],
       getPet: [`Allow dynamodb:GetItem ${arn(pets)}`],
       authorizer: [`Allow dynamodb:GetItem ${arn(keys)}`],
     };

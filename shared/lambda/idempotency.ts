@@ -1,0 +1,148 @@
+// Safe retries of a create (api-contract.md, "Safe retries"), with Powertools' idempotency
+// utility and its DynamoDB persistence layer: the first request with a key takes a record,
+// runs, and stores its 201; a repeat with the same body, within 24 hours, gets that 201
+// again; a failure deletes the record, so the client may retry. No header, no record.
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { ConflictError, ServiceUnavailableError, UnprocessableEntityError, validationError } from '../api/errors.ts';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_WINDOW_SECONDS,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyKey,
+} from '../api/idempotency.ts';
+import { documentClient, isUnavailable } from '../dynamodb/client.ts';
+import { idempotencyTable, tableName } from '../dynamodb/tables.ts';
+import { bodyBytes, headerValues } from './http.ts';
+import { keyIdOf } from './middleware.ts';
+
+type Result = APIGatewayProxyResult;
+type AttemptMiddleware = MiddlewareObj<Attempt, Result, Error, Context, Record<string, unknown>>;
+
+/** What the record is made of: the caller's key id and Idempotency-Key, and the body as parsed JSON. */
+interface Attempt {
+  readonly scope: string;
+  readonly key: string;
+  readonly body: unknown;
+  readonly create: () => Promise<Result>;
+}
+
+/** Thrown past the middleware so that it deletes the record: only a 201 is remembered. */
+class NotRemembered extends Error {
+  readonly result: Result;
+  constructor(result: Result) {
+    super('not remembered');
+    this.result = result;
+  }
+}
+
+const config = new IdempotencyConfig({
+  // Scoped to the caller: two key ids never share a record, whatever Idempotency-Key they send.
+  eventKeyJmesPath: '[scope, key]',
+  // Compared as parsed JSON: Powertools sorts object keys before hashing, white space is gone.
+  payloadValidationJmesPath: 'body',
+  expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
+  hashFunction: 'sha256',
+  responseHook: (response) => {
+    const replay = response as unknown as Result;
+    return { ...replay, headers: { ...replay.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
+  },
+});
+
+const OWNS_RECORD = 'petstore.ownsIdempotencyRecord';
+/**
+ * Powertools 2.35's middleware deletes the record in onError even when its own `before`
+ * refused the request: a 409 removed the lock of the request still running, a 422 the
+ * stored 201 (powertools-lambda-typescript#5675, fixed after 2.35, the newest release).
+ * As the fix does: only the request that took the record deletes it, and only while its
+ * handler has not answered.
+ */
+const ownRecordOnly = (inner: ReturnType<typeof makeHandlerIdempotent>): AttemptMiddleware => ({
+  before: async (request) => {
+    request.internal[OWNS_RECORD] = false;
+    const replay = await inner.before?.(request);
+    if (replay === undefined) request.internal[OWNS_RECORD] = true;
+    return replay;
+  },
+  after: async (request) => {
+    request.internal[OWNS_RECORD] = false;
+    await inner.after?.(request);
+  },
+  onError: async (request) => {
+    if (request.internal[OWNS_RECORD]) await inner.onError?.(request);
+  },
+});
+
+let chain: ((attempt: Attempt, context: Context) => Promise<Result>) | undefined;
+/** Built on first use: the table name comes from the environment. */
+const idempotentCreate = () =>
+  (chain ??= middy<Attempt, Result>({ timeoutEarlyInMillis: 0 }) // httpHandler's chain keeps the deadline
+    .use(
+      ownRecordOnly(
+        makeHandlerIdempotent({
+          persistenceStore: new DynamoDBPersistenceLayer({
+            tableName: tableName(idempotencyTable),
+            awsSdkV3Client: documentClient(),
+          }),
+          config,
+          // Not the function's name (Powertools' default), which a redeploy may change.
+          keyPrefix: 'createPet',
+        }),
+      ),
+    )
+    .handler(async ({ create }) => {
+      const result = await create();
+      if (result.statusCode !== 201) throw new NotRemembered(result);
+      return result;
+    }));
+
+/** The request's Idempotency-Key, unquoted; undefined without one; 400 when malformed or sent twice. */
+const idempotencyKeyOf = (event: APIGatewayProxyEvent): string | undefined => {
+  const values = headerValues(event, IDEMPOTENCY_KEY_HEADER);
+  if (!values.length) return undefined;
+  const parsed = IdempotencyKey.safeParse(values.length === 1 ? values[0] : null);
+  if (!parsed.success) throw validationError(parsed.error, IDEMPOTENCY_KEY_HEADER);
+  return parsed.data;
+};
+
+/** Powertools' refusals as the contract's errors; a DynamoDB fault under them as the 503 it is. */
+const contractError = (error: unknown): unknown => {
+  if (!(error instanceof Error)) return error;
+  switch (error.name) {
+    case 'IdempotencyAlreadyInProgressError':
+    // The first request failed and let go of the record between our put and our read.
+    case 'IdempotencyItemNotFoundError':
+      return new ConflictError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry later`);
+    case 'IdempotencyValidationError':
+      return new UnprocessableEntityError(`This ${IDEMPOTENCY_KEY_HEADER} was already used with a different body`);
+    case 'IdempotencyPersistenceLayerError':
+      return isUnavailable(error.cause) ? new ServiceUnavailableError(error.cause) : error;
+    default:
+      return error;
+  }
+};
+
+/**
+ * Runs `create` once per caller and Idempotency-Key; without the header, just runs it.
+ * Call it after the body was validated: a malformed request is a 400 whatever its key.
+ */
+export const idempotently = async (
+  event: APIGatewayProxyEvent,
+  context: Context,
+  create: () => Promise<Result>,
+): Promise<Result> => {
+  const key = idempotencyKeyOf(event);
+  if (key === undefined) return create();
+  const scope = keyIdOf(event);
+  if (!scope) throw new Error('no key id from the authorizer to scope the Idempotency-Key by');
+  const body: unknown = JSON.parse(bodyBytes(event).toString('utf8'));
+  try {
+    return await idempotentCreate()({ scope, key, body, create }, context);
+  } catch (error) {
+    if (error instanceof NotRemembered) return error.result;
+    throw contractError(error);
+  }
+};

@@ -1,0 +1,80 @@
+// A loopback HTTP proxy in front of a DynamoDB endpoint: it counts the requests on the
+// wire by operation and table, and can answer some of them with DynamoDB's own 500
+// instead of passing them on. For tests and measurements of what a request costs.
+import { createServer, type IncomingMessage, request } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+interface WireRequest {
+  /** `PutItem`, `GetItem`… from X-Amz-Target. */
+  operation: string;
+  table: string;
+}
+
+export interface DynamoDBProxy {
+  endpoint: string;
+  /** Every request passed on or failed, in order, since the last `reset`. */
+  requests: WireRequest[];
+  reset(): void;
+  /** Requests for which this returns true get a 500 InternalServerError (the SDK retries those). */
+  failWhen: ((request: WireRequest) => boolean) | undefined;
+  close(): Promise<void>;
+}
+
+const readAll = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy> => {
+  const sockets = new Set<Socket>();
+  const upstream = new URL(target);
+  const proxy: DynamoDBProxy = {
+    endpoint: '',
+    requests: [],
+    reset: () => {
+      proxy.requests = [];
+    },
+    failWhen: undefined,
+    close: async () => undefined,
+  };
+  const server = createServer(async (req, res) => {
+    const body = await readAll(req);
+    let table = 'unknown';
+    try {
+      table = String((JSON.parse(body.toString('utf8')) as { TableName?: string }).TableName ?? 'unknown');
+    } catch {}
+    const wire = { operation: String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, ''), table };
+    proxy.requests.push(wire);
+    if (proxy.failWhen?.(wire)) {
+      res.writeHead(500, { 'Content-Type': 'application/x-amz-json-1.0' });
+      res.end(
+        JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal error' }),
+      );
+      return;
+    }
+    const forward = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    forward.end(body);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  proxy.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+  return proxy;
+};
