@@ -14,10 +14,13 @@ export const handler = authorizerHandler(async (event) => {
   const found = await keysRepository().lookup(key);
   if (!found) throw new KeyRefused('unknown');
   if (found.revoked) throw new KeyRefused('revoked', found.keyId);
-  const { keyId } = found;
+  const { keyId, usageKey } = found;
 
   return {
     principalId: keyId,
+    // Which API Gateway API key, so which usage plan limits, count this request (API key
+    // source AUTHORIZER). A key without one is refused by API Gateway as having no API key.
+    ...(usageKey && { usageIdentifierKey: usageKey }),
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeStage(event.methodArn) }],

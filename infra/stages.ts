@@ -50,10 +50,21 @@ type LogRetentionDays =
   | 3288
   | 3653;
 
+/** What each API key may do on its own: its usage plan deployed, the local gateway's bucket locally. */
+export interface KeyLimits {
+  /** Steady requests per second, and the bucket that absorbs bursts. */
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+  /** Requests per UTC day; undefined: no quota. */
+  readonly quotaPerDay?: number | undefined;
+}
+
 export interface StageSettings {
   readonly stage: DeployedStage;
   /** API Gateway stage throttling: steady requests per second, and the bucket that absorbs bursts. */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Each key's own limits (the stage's usage plan), under the stage throttling above. */
+  readonly keyLimits: KeyLimits;
   /** How long the functions' and the API's access log groups keep events. */
   readonly logRetentionDays: LogRetentionDays;
   /** POWERTOOLS_LOG_LEVEL of every function. */
@@ -118,6 +129,8 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     stage: 'staging',
     // Enough for the release checks and a load test; a runaway client cannot run up the bill.
     throttling: { rateLimit: 50, burstLimit: 100 },
+    // Under half the stage's: one key's load test leaves room for everyone else's checks.
+    keyLimits: { rateLimit: 20, burstLimit: 40, quotaPerDay: 100_000 },
     logRetentionDays: 14,
     logLevel: 'INFO',
     // Same memory as production, so that what staging measures holds for production.
@@ -161,6 +174,9 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     // Far below the account's API Gateway (10,000 rps) and Lambda concurrency (1,000) quotas,
     // which every API in the account shares; raise with the traffic.
     throttling: { rateLimit: 200, burstLimit: 400 },
+    // A quarter of the stage's: one noisy client cannot use up what the others need. The
+    // quota (about 23 requests per second all day) stops a runaway loop within the day.
+    keyLimits: { rateLimit: 50, burstLimit: 100, quotaPerDay: 2_000_000 },
     // A year of access logs: enough to answer "who used this key, when" after an incident.
     logRetentionDays: 365,
     logLevel: 'INFO',

@@ -10,7 +10,7 @@ import { type Functions, loadFunctions, METHOD_ARN, setFunctionEnv, tokenEvent }
 let db: TestDynamoDB;
 let functions: Functions;
 let keys: KeysRepository;
-let active: { key: string; keyId: string };
+let active: { key: string; keyId: string; usageKey: string };
 
 beforeAll(async () => {
   db = await startTestDynamoDB();
@@ -26,6 +26,8 @@ describe('authorizer', () => {
     const result = await functions.authorize(tokenEvent(`Bearer ${active.key}`));
     expect(result).toEqual({
       principalId: active.keyId,
+      // Its usage plan key (API key source AUTHORIZER): the separate identifier, never the key.
+      usageIdentifierKey: active.usageKey,
       policyDocument: {
         Version: '2012-10-17',
         Statement: [

@@ -1,5 +1,5 @@
 // The keys table in dynalite: create, register, list, revoke and the authorizer's lookup.
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateKey, hashKey, KEY_PATTERN } from '../shared/domain/api-keys.ts';
 import type { KeysRepository } from '../shared/domain/stores.ts';
@@ -31,9 +31,14 @@ describe('keys repository', () => {
       keyId: created.keyId,
       label: 'mobile app',
       createdAt: created.createdAt,
+      usageKey: created.usageKey,
     });
     expect(JSON.stringify(await storedItems())).not.toContain(created.key);
-    expect(await keys.lookup(created.key)).toEqual({ keyId: created.keyId, revoked: false });
+    // Its own random value, at least the 20 characters API Gateway wants of an API key, and not the key.
+    expect(created.usageKey).toMatch(/^[0-9A-Za-z]{20,}$/);
+    expect(created.key).not.toContain(created.usageKey);
+    const lookup = { keyId: created.keyId, revoked: false, usageKey: created.usageKey };
+    expect(await keys.lookup(created.key)).toEqual(lookup);
   });
 
   test('register is idempotent: the same key keeps its record', async () => {
@@ -42,13 +47,32 @@ describe('keys repository', () => {
     const second = await keys.register(key, 'another label');
     expect(second).toEqual(first);
     expect((await storedItems()).filter((item) => item.keyHash === hashKey(key))).toHaveLength(1);
-    expect(await keys.lookup(key)).toEqual({ keyId: first.keyId, revoked: false });
+    expect(await keys.lookup(key)).toMatchObject({ keyId: first.keyId, revoked: false });
+    expect((await keys.lookup(key))?.usageKey).toMatch(/^[0-9A-Za-z]{20,}$/);
+  });
+
+  test('assignUsageKeys gives a usage identifier to each key issued without one, once', async () => {
+    const key = generateKey();
+    const legacy = {
+      keyHash: hashKey(key),
+      keyId: 'key_Legacy0001',
+      label: 'before usage plans',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    await db.client.send(new PutCommand({ TableName: keysTable.name, Item: legacy }));
+    expect((await keys.lookup(key))?.usageKey).toBeUndefined();
+
+    const assigned = await keys.assignUsageKeys();
+    expect(assigned).toEqual([{ keyId: legacy.keyId, usageKey: expect.stringMatching(/^[0-9A-Za-z]{20,}$/) }]);
+    expect(await keys.lookup(key)).toEqual({ keyId: legacy.keyId, revoked: false, usageKey: assigned[0]!.usageKey });
+    expect(await keys.assignUsageKeys()).toEqual([]);
   });
 
   test('list names keys by id, oldest first, never with their hash', async () => {
     const listed = await keys.list();
     expect(listed.length).toBeGreaterThanOrEqual(2);
     for (const record of listed) expect(Object.keys(record)).not.toContain('keyHash');
+    for (const record of listed) expect(Object.keys(record)).not.toContain('usageKey');
     const times = listed.map((record) => record.createdAt);
     expect(times).toEqual([...times].sort());
   });
@@ -56,8 +80,8 @@ describe('keys repository', () => {
   test('revoke refuses the key from then on, keeps the first revocation time, and leaves other keys alone', async () => {
     const [doomed, other] = await Promise.all([keys.create('doomed'), keys.create('other')]);
     expect(await keys.revoke(doomed.keyId)).toBe(true);
-    expect(await keys.lookup(doomed.key)).toEqual({ keyId: doomed.keyId, revoked: true });
-    expect(await keys.lookup(other.key)).toEqual({ keyId: other.keyId, revoked: false });
+    expect(await keys.lookup(doomed.key)).toMatchObject({ keyId: doomed.keyId, revoked: true });
+    expect(await keys.lookup(other.key)).toMatchObject({ keyId: other.keyId, revoked: false });
 
     const revokedAt = (await keys.list()).find((record) => record.keyId === doomed.keyId)?.revokedAt;
     expect(Date.parse(revokedAt!)).not.toBeNaN();
@@ -77,7 +101,7 @@ describe('keys repository', () => {
     const record = await keys.register(key, 'env');
     await keys.revoke(record.keyId);
     expect((await keys.register(key, 'env')).revokedAt).toBeDefined();
-    expect(await keys.lookup(key)).toEqual({ keyId: record.keyId, revoked: true });
+    expect(await keys.lookup(key)).toMatchObject({ keyId: record.keyId, revoked: true });
   });
 
   test('lookup: an unknown key, or a near miss of a real one, is undefined', async () => {

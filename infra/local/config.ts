@@ -2,6 +2,7 @@
 // README (Configuration). Parsed once at start; a bad value stops the server with its name.
 import * as z from 'zod';
 import { KEY_PATTERN } from '../../shared/domain/api-keys.ts';
+import type { KeyLimits } from '../stages.ts';
 
 /** Where `npm start` listens unless PORT and HOST say otherwise (the OpenAPI document names it too). */
 /** 3 attempts × (0.5 s + 2.5 s) + back-off stays inside the functions' 10 s, as deployed. */
@@ -29,8 +30,20 @@ export const Config = z.object({
   PETSTORE_FUNCTION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(LOCAL_FUNCTION_CONCURRENCY.limit),
   PETSTORE_FUNCTION_QUEUE: z.coerce.number().int().min(0).default(LOCAL_FUNCTION_CONCURRENCY.queue),
   PETSTORE_PIPELINE_DEPTH: z.coerce.number().int().min(1).default(LOCAL_PIPELINE_DEPTH),
+  // Each key's own limits, API Gateway's usage plan: generous by default, so that benchmarks
+  // measure the server; a deployed stage's are in infra/stages.ts (keyLimits). Quota 0: none.
+  PETSTORE_KEY_RATE: z.coerce.number().positive().default(1_000),
+  PETSTORE_KEY_BURST: z.coerce.number().int().min(1).default(2_000),
+  PETSTORE_KEY_QUOTA: z.coerce.number().int().min(0).default(0),
   PETSTORE_DYNAMODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(3000).default(LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 
 export type Config = z.infer<typeof Config>;
+
+/** The local stage's limits per key, from its configuration. */
+export const keyLimitsOf = (config: Config): KeyLimits => ({
+  rateLimit: config.PETSTORE_KEY_RATE,
+  burstLimit: config.PETSTORE_KEY_BURST,
+  quotaPerDay: config.PETSTORE_KEY_QUOTA || undefined,
+});

@@ -29,7 +29,7 @@ export const developmentKey = async (
     const keyRecord = await keys.register(key, LABEL);
     if (!keyRecord.revokedAt) return { key, keyRecord };
   }
-  const { key: created, ...keyRecord } = await keys.create(LABEL);
+  const { key: created, usageKey: _usageKey, ...keyRecord } = await keys.create(LABEL);
   writeFileSync(file, `${created}\n`, { mode: 0o600 });
   return { key: created, keyRecord };
 };

@@ -15,7 +15,9 @@ import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '..
 import { isBinaryMediaType, type OperationId, resourcePath } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import type { AccessLogLine } from '../access-log.ts';
+import type { KeyLimits } from '../stages.ts';
 import { ConcurrencyLimitExceeded } from './concurrency.ts';
+import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
 import { matchRoute } from './route-matcher.ts';
@@ -34,6 +36,8 @@ export interface GatewayOptions {
   authorizerCacheTtlSeconds: number;
   /** Stage throttling: steady requests per second, and the bucket size. */
   throttle: { rate: number; burst: number };
+  /** The usage plan's limits of each key; undefined: none (an API key is still required). */
+  keyLimits?: KeyLimits | undefined;
   accessLog: (line: AccessLogLine) => void;
 }
 
@@ -48,9 +52,13 @@ class GatewayError extends Error {
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCacheTtlSeconds, accessLog } = options;
   const throttle = createThrottle(options.throttle.rate, options.throttle.burst);
+  const keyLimiter = createKeyLimiter(options.keyLimits);
   const authorizerCache = new Map<string, { policy: APIGatewayAuthorizerResult; expires: number }>();
 
-  const authorize = async (token: string, methodArn: string): Promise<CallerIdentity> => {
+  const authorize = async (
+    token: string,
+    methodArn: string,
+  ): Promise<CallerIdentity & { usageKey: string | undefined }> => {
     let policy = authorizerCache.get(token);
     if (!policy || policy.expires <= Date.now()) {
       authorizerCache.delete(token);
@@ -74,6 +82,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     return {
       principalId: policy.policy.principalId,
       context: (policy.policy.context ?? {}) as CallerIdentity['context'],
+      usageKey: policy.policy.usageIdentifierKey ?? undefined,
     };
   };
 
@@ -99,6 +108,8 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const methodArn = `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
     const identity = await authorize(token, methodArn);
     log.keyId = identity.principalId;
+    const refusal = keyLimiter.take(identity.usageKey);
+    if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
 
     const event = proxyEvent(clientRequest(req, url, body), match, {
       accountId: ACCOUNT,

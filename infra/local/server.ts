@@ -1,6 +1,6 @@
 // `npm start`: the API as stage `local`, on one machine, with an embedded DynamoDB
 // whose data survives restarts. Every knob is an environment variable (README).
-import { Config } from './config.ts';
+import { Config, keyLimitsOf } from './config.ts';
 import { DataDirInUseError } from './data-dir.ts';
 import { type LocalStage, STAGE, startLocalStage } from './stage.ts';
 
@@ -24,6 +24,7 @@ try {
     throttle: { rate: config.PETSTORE_THROTTLE_RATE, burst: config.PETSTORE_THROTTLE_BURST },
     functionConcurrency: { limit: config.PETSTORE_FUNCTION_CONCURRENCY, queue: config.PETSTORE_FUNCTION_QUEUE },
     pipelineDepth: config.PETSTORE_PIPELINE_DEPTH,
+    keyLimits: keyLimitsOf(config),
     dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),

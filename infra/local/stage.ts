@@ -9,6 +9,7 @@ import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';
+import type { KeyLimits } from '../stages.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, LOCAL_FUNCTION_CONCURRENCY, LOCAL_PIPELINE_DEPTH } from './config.ts';
 import { oneRequestAtATimePerConnection } from './connections.ts';
 import { lockDataDir, persistentSecret } from './data-dir.ts';
@@ -33,6 +34,8 @@ export interface LocalStageOptions {
   functionConcurrency?: FunctionConcurrency;
   /** Requests one connection may have waiting (pipelined) before the server stops reading it. */
   pipelineDepth?: number;
+  /** Each key's limits (API Gateway's usage plan); undefined: none, though a key still needs its API key. */
+  keyLimits?: KeyLimits | undefined;
   /** The functions' DynamoDB request timeout (deployed: 1 s): the embedded store shares this process's CPU. */
   dynamodbRequestTimeoutMs?: number;
   logLevel: string;
@@ -75,6 +78,8 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   const { key, keyRecord } = options.apiKey
     ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
     : await developmentKey(lock.dir, keys);
+  // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
+  await keys.assignUsageKeys();
 
   const functionConcurrency = options.functionConcurrency ?? LOCAL_FUNCTION_CONCURRENCY;
   const functions = Object.fromEntries(
@@ -91,6 +96,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     authorizer: await loadFunction(`petstore-${STAGE}-authorizer`, AUTHORIZER_ENTRY, functionConcurrency),
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
     throttle: options.throttle,
+    keyLimits: options.keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
   });
   const server = createServer(oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH));

@@ -48,6 +48,17 @@ const throttled: GatewayResponse = {
   message: 'Too many requests; retry later',
   headers: retryAfter,
 };
+/**
+ * A key's daily quota (its usage plan) is used up until 00:00 UTC. A gateway response
+ * header is a fixed literal and cannot count down to midnight: an hour, so that a client
+ * neither hammers the API nor waits out a whole day.
+ */
+const quotaExceeded: GatewayResponse = {
+  status: 429,
+  code: 'TOO_MANY_REQUESTS',
+  message: "This key's daily request quota is used up; it starts over at 00:00 UTC",
+  headers: { 'Retry-After': '3600' },
+};
 const unavailable: GatewayResponse = {
   status: 503,
   code: 'SERVICE_UNAVAILABLE',
@@ -74,7 +85,7 @@ export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayRespo
   REQUEST_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported media type' },
   THROTTLED: throttled,
-  QUOTA_EXCEEDED: throttled,
+  QUOTA_EXCEEDED: quotaExceeded,
   // The authorizer could not reach the keys table: a passing fault, not a bad key.
   AUTHORIZER_FAILURE: unavailable,
   AUTHORIZER_CONFIGURATION_ERROR: unavailable,

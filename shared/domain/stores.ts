@@ -28,10 +28,15 @@ export interface KeyRecord {
   revokedAt?: string;
 }
 export interface KeysRepository {
-  /** The key's id and whether it was revoked; undefined when no such key was ever issued. */
-  lookup(key: string): Promise<{ keyId: string; revoked: boolean } | undefined>;
+  /**
+   * The key's id, whether it was revoked, and its usage identifier (none for a key issued
+   * before usage plans); undefined when no such key was ever issued.
+   */
+  lookup(key: string): Promise<{ keyId: string; revoked: boolean; usageKey?: string | undefined } | undefined>;
   /** Issues a new key: the only time the key itself is ever seen. */
-  create(label: string): Promise<KeyRecord & { key: string }>;
+  create(label: string): Promise<KeyRecord & { key: string; usageKey: string }>;
+  /** Gives every key that has none a usage identifier (keys issued before usage plans); returns those keys. */
+  assignUsageKeys(): Promise<Array<{ keyId: string; usageKey: string }>>;
   /** Registers a key chosen elsewhere (PETSTORE_API_KEY); keeps the record if it exists. */
   register(key: string, label: string): Promise<KeyRecord>;
   list(): Promise<KeyRecord[]>;

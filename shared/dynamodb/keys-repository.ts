@@ -1,14 +1,17 @@
 // The keys table: the authorizer's one lookup, and the key tool's create/list/revoke.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { generateKey, generateKeyId, hashKey } from '../domain/api-keys.ts';
+import { generateKey, generateKeyId, generateUsageKey, hashKey } from '../domain/api-keys.ts';
 import type { KeyRecord, KeysRepository } from '../domain/stores.ts';
 import { withAvailability } from './client.ts';
 
 interface KeyItem extends KeyRecord {
   keyHash: string;
+  /** Absent on keys issued before usage plans, until assignUsageKeys. */
+  usageKey?: string;
 }
 
-const toRecord = ({ keyHash: _hash, ...record }: KeyItem): KeyRecord => record;
+const toRecord = ({ keyHash: _hash, usageKey: _usage, ...record }: KeyItem): KeyRecord => record;
 
 export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: string): KeysRepository => {
   const scanAll = async (): Promise<KeyItem[]> => {
@@ -35,18 +38,20 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
           new GetCommand({
             TableName: tableName,
             Key: { keyHash: hashKey(key) },
-            ProjectionExpression: 'keyId, revokedAt',
+            ProjectionExpression: 'keyId, revokedAt, usageKey',
           }),
         ),
       );
-      return Item ? { keyId: Item.keyId as string, revoked: Item.revokedAt !== undefined } : undefined;
+      if (!Item) return undefined;
+      return { keyId: Item.keyId as string, revoked: Item.revokedAt !== undefined, usageKey: Item.usageKey as string };
     },
 
     async create(label) {
       const key = generateKey();
       const record: KeyRecord = { keyId: generateKeyId(), label, createdAt: new Date().toISOString() };
-      await putNew({ keyHash: hashKey(key), ...record });
-      return { ...record, key };
+      const usageKey = generateUsageKey();
+      await putNew({ keyHash: hashKey(key), ...record, usageKey });
+      return { ...record, key, usageKey };
     },
 
     async register(key, label) {
@@ -54,8 +59,31 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash } }));
       if (Item) return toRecord(Item as KeyItem);
       const record: KeyRecord = { keyId: generateKeyId(), label, createdAt: new Date().toISOString() };
-      await putNew({ keyHash, ...record });
+      await putNew({ keyHash, ...record, usageKey: generateUsageKey() });
       return record;
+    },
+
+    async assignUsageKeys() {
+      const assigned: Array<{ keyId: string; usageKey: string }> = [];
+      for (const item of (await scanAll()).filter((candidate) => candidate.usageKey === undefined)) {
+        const usageKey = generateUsageKey();
+        try {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { keyHash: item.keyHash },
+              UpdateExpression: 'SET usageKey = :usageKey',
+              // Another process may have just given it one: keep that one.
+              ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(usageKey)',
+              ExpressionAttributeValues: { ':usageKey': usageKey },
+            }),
+          );
+          assigned.push({ keyId: item.keyId, usageKey });
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }
+      }
+      return assigned;
     },
 
     async list() {

@@ -1,0 +1,46 @@
+// API Gateway's usage plan, emulated: the authorizer names the caller's API key
+// (usageIdentifierKey); each key has its own token bucket and, when set, a daily quota
+// that starts over at 00:00 UTC, as a usage plan's DAY quota does. A key over either
+// gets the THROTTLED or QUOTA_EXCEEDED response; a caller without an API key, API
+// Gateway's INVALID_API_KEY (every method requires one).
+import type { GatewayResponseType } from '../../shared/api/gateway-responses.ts';
+import type { KeyLimits } from '../stages.ts';
+import { createThrottle, type Throttle } from './throttle.ts';
+
+type KeyRefusal = Extract<GatewayResponseType, 'INVALID_API_KEY' | 'THROTTLED' | 'QUOTA_EXCEEDED'>;
+
+export interface KeyLimiter {
+  /** Counts one request of the key; the refusal when it has no key or is over a limit. */
+  take(usageKey: string | undefined): KeyRefusal | undefined;
+}
+
+/** API Gateway's own `$context.error.messageString` for each. */
+export const KEY_REFUSAL_MESSAGES: Readonly<Record<KeyRefusal, string>> = {
+  INVALID_API_KEY: 'Forbidden',
+  THROTTLED: 'Too Many Requests',
+  QUOTA_EXCEEDED: 'Limit Exceeded',
+};
+
+const DAY_MS = 86_400_000;
+
+/** Without `limits`, every key may do anything, but must still have an API key. */
+export const createKeyLimiter = (limits: KeyLimits | undefined, now: () => number = Date.now): KeyLimiter => {
+  const keys = new Map<string, { bucket: Throttle; day: number; used: number }>();
+  return {
+    take(usageKey) {
+      if (!usageKey) return 'INVALID_API_KEY';
+      if (!limits) return undefined;
+      let key = keys.get(usageKey);
+      if (!key) {
+        key = { bucket: createThrottle(limits.rateLimit, limits.burstLimit), day: 0, used: 0 };
+        keys.set(usageKey, key);
+      }
+      const today = Math.floor(now() / DAY_MS);
+      if (key.day !== today) Object.assign(key, { day: today, used: 0 });
+      if (limits.quotaPerDay !== undefined && key.used >= limits.quotaPerDay) return 'QUOTA_EXCEEDED';
+      if (!key.bucket.tryTake()) return 'THROTTLED';
+      key.used += 1;
+      return undefined;
+    },
+  };
+};

@@ -1,0 +1,52 @@
+// Limits per key over HTTP (api-contract.md, "Limits per key"): a key over its own rate
+// or daily quota gets 429 with Retry-After while another key, at the same moment, is
+// served. The limits are the README's PETSTORE_KEY_RATE / _BURST / _QUOTA.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalServer } from '../support/local-server.ts';
+import { bearer, call, disposeServer, expectError, issueKey, startServer } from './support.ts';
+
+describe('rate and burst', () => {
+  let server: LocalServer;
+  let other: { key: string };
+  beforeAll(async () => {
+    // The stage's own throttle stays far above: only the keys' limits can refuse.
+    server = await startServer({ PETSTORE_KEY_RATE: '1', PETSTORE_KEY_BURST: '3' });
+    other = await issueKey(server.dataDir, 'e2e key limits');
+  });
+  afterAll(() => disposeServer(server));
+
+  it('one key past its burst gets 429 with Retry-After; another key at the same moment gets 200', async () => {
+    const [noisy, quiet] = await Promise.all([
+      Promise.all(Array.from({ length: 10 }, () => call(server, '/pets?limit=1'))),
+      Promise.all(Array.from({ length: 3 }, () => call(server, '/pets?limit=1', { authorization: bearer(other.key) }))),
+    ]);
+    const served = noisy.filter((reply) => reply.status === 200).length;
+    // A bucket of 3 that refills 1 a second: 3, or 4 should the burst take over a second.
+    expect(served, JSON.stringify(noisy.map((reply) => reply.status))).toBeGreaterThanOrEqual(3);
+    expect(served).toBeLessThanOrEqual(4);
+    for (const reply of noisy.filter((r) => r.status !== 200)) {
+      expectError(reply, 429, 'TOO_MANY_REQUESTS', [server.key]);
+      expect(reply.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    }
+    expect(quiet.map((reply) => reply.status)).toEqual([200, 200, 200]);
+  });
+});
+
+describe('daily quota', () => {
+  let server: LocalServer;
+  let other: { key: string };
+  beforeAll(async () => {
+    server = await startServer({ PETSTORE_KEY_QUOTA: '3' });
+    other = await issueKey(server.dataDir, 'e2e key quota');
+  });
+  afterAll(() => disposeServer(server));
+
+  it('a key past its quota gets 429 saying when it starts over; another key is still served', async () => {
+    for (let i = 0; i < 3; i++) expect((await call(server, '/pets?limit=1')).status).toBe(200);
+    const over = await call(server, '/pets?limit=1');
+    const body = expectError(over, 429, 'TOO_MANY_REQUESTS', [server.key]);
+    expect(body.message).toMatch(/quota.*00:00 UTC/);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(1);
+    expect((await call(server, '/pets?limit=1', { authorization: bearer(other.key) })).status).toBe(200);
+  });
+});
