@@ -12,6 +12,7 @@ import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
 import { Deployment } from './constructs/deployment.ts';
 import { type FunctionName, Functions } from './constructs/functions.ts';
+import { KeyUsagePlan } from './constructs/usage-plan.ts';
 import { type AlarmDestinations, NO_ALARM_DESTINATIONS } from './monitoring/alarm-destinations.ts';
 import { Monitoring } from './monitoring/monitoring.ts';
 import { STACK_OUTPUTS, type StageSettings } from './stages.ts';
@@ -61,6 +62,7 @@ export class PetStoreStack extends Stack {
     this.apiStage = api.stage;
     this.accessLogGroup = api.accessLogGroup;
     this.executionLogGroup = api.executionLogGroup;
+    const { usagePlan } = new KeyUsagePlan(this, 'KeyLimits', { settings, api: this.api, stage: this.apiStage });
 
     // On-call's alarms, dashboard and saved queries (docs/runbook.md), deployed with the stage.
     const monitoring = new Monitoring(this, 'Monitoring', {
@@ -90,6 +92,11 @@ export class PetStoreStack extends Stack {
       key: STACK_OUTPUTS.restApiId,
       description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
       value: this.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.usagePlanId, {
+      key: STACK_OUTPUTS.usagePlanId,
+      description: 'The usage plan the key tool puts each API key in',
+      value: usagePlan.usagePlanId,
     });
     for (const [name, key] of Object.entries(TABLE_OUTPUTS) as [TableName, string][]) {
       new CfnOutput(this, key, { key, description: `Name of the ${name} table`, value: this.tables[name].tableName });

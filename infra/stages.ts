@@ -23,6 +23,7 @@ export const STACK_OUTPUTS = {
   /** The REST API's id: `keys revoke` flushes its stage's authorizer cache. */
   restApiId: 'RestApiId',
   idempotencyTableName: 'IdempotencyTableName',
+  usagePlanId: 'UsagePlanId',
 } as const;
 
 /** Retention periods (days) that CloudWatch Logs accepts. */

@@ -5,6 +5,7 @@
 import { Duration, Fn, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   EndpointType,
   IdentitySource,
@@ -77,6 +78,8 @@ export class Api extends Construct {
       failOnWarnings: true,
       // Bodies reach the functions as the client's bytes, so that invalid UTF-8 is refused, not stored as U+FFFD.
       binaryMediaTypes: BINARY_MEDIA_TYPES,
+      // Each key's limits: the authorizer names its API key (usageIdentifierKey), whose usage plan applies.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       deployOptions: {
         stageName: settings.stage,
         throttlingRateLimit: settings.throttling.rateLimit,
@@ -115,7 +118,12 @@ export class Api extends Construct {
         route.method,
         // No test-invoke permission: the console's test call would skip the authorizer.
         new LambdaIntegration(functions[route.operationId].function, { allowTestInvoke: false }),
-        { authorizer: tokenAuthorizer, authorizationType: AuthorizationType.CUSTOM, operationName: route.operationId },
+        {
+          authorizer: tokenAuthorizer,
+          authorizationType: AuthorizationType.CUSTOM,
+          operationName: route.operationId,
+          apiKeyRequired: true,
+        },
       );
     }
 

@@ -1,10 +1,17 @@
 // The local server (`npm start`) and the synthesized API must be the same API: the
-// same routes, the same authorizer (header and identity validation) and the same error
-// bodies from the gateway. Checked against the staging template; production's API is
-// built by the same code (api.test.ts checks both).
+// same routes, the same authorizer (header and identity validation), the same error
+// bodies from the gateway and the same limits per key (usage plan). Checked against the
+// staging template; production's API is built by the same code (api.test.ts checks both).
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readOwner } from '../../infra/local/data-dir.ts';
+import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { BINARY_MEDIA_TYPES, isBinaryMediaType } from '../../shared/api/routes.ts';
+import { generateKey, hashKey } from '../../shared/domain/api-keys.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { issueKey } from '../e2e/support.ts';
 import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized } from './support/synth.ts';
 import { catchAllMethods, resourcesOfType, routeMethods } from './support/template.ts';
@@ -169,5 +176,77 @@ describe('bodies', () => {
     expect(restApis[0]![1].Properties!.BinaryMediaTypes).toEqual(BINARY_MEDIA_TYPES);
     for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain'])
       expect(isBinaryMediaType(type)).toBe(true);
+  });
+});
+
+describe('limits per key (the usage plan)', () => {
+  const plan = () => {
+    const plans = resourcesOfType(template, 'AWS::ApiGateway::UsagePlan');
+    expect(plans).toHaveLength(1);
+    return plans[0]![1].Properties!;
+  };
+  let planned: LocalServer;
+  let quota: LocalServer;
+  beforeAll(async () => {
+    // The local stage with the template's limits per key, and one with a quota small enough to use up.
+    const { RateLimit, BurstLimit } = plan().Throttle as { RateLimit: number; BurstLimit: number };
+    [planned, quota] = await Promise.all([
+      startLocalServer({ PETSTORE_KEY_RATE: String(RateLimit), PETSTORE_KEY_BURST: String(BurstLimit) }),
+      startLocalServer({ PETSTORE_KEY_QUOTA: '1' }),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([disposeServer(planned), disposeServer(quota)]);
+  });
+
+  test('every method needs an API key, which the authorizer names: both refuse a key without one', async () => {
+    expect(resourcesOfType(template, 'AWS::ApiGateway::RestApi')[0]![1].Properties!.ApiKeySourceType).toBe(
+      'AUTHORIZER',
+    );
+    for (const method of apiMethods(template)) expect(method.properties.ApiKeyRequired, method.path).toBe(true);
+    // A key stored without a usage identifier, as keys were before usage plans.
+    const key = generateKey();
+    const { dynamodbEndpoint } = readOwner(server.dataDir)!;
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(dynamodbEndpoint!)));
+    await client.send(
+      new PutCommand({
+        TableName: keysTable.name,
+        Item: { keyHash: hashKey(key), keyId: 'key_NoUsageKey', label: 'parity', createdAt: new Date().toISOString() },
+      }),
+    );
+    client.destroy();
+    const reply = await call('GET', '/v1/pets', `Bearer ${key}`);
+    const expected = synthesizedResponse('INVALID_API_KEY', reply.headers.get('x-amzn-requestid')!, 'Forbidden');
+    expect(reply.status).toBe(expected.status);
+    expect(reply.body).toEqual(expected.body);
+  });
+
+  test("the template's per-key burst: past it a key gets the THROTTLED response, while another key is served", async () => {
+    const { BurstLimit } = plan().Throttle as { BurstLimit: number };
+    const other = await issueKey(planned.dataDir, 'parity');
+    const get = (key: string) =>
+      fetch(`${planned.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+    const [noisy, quiet] = await Promise.all([
+      Promise.all(Array.from({ length: BurstLimit + 10 }, () => get(planned.key))),
+      get(other.key),
+    ]);
+    expect(quiet.status).toBe(200);
+    const throttled = noisy.filter((reply) => reply.status === 429);
+    expect(throttled.length).toBeGreaterThan(0);
+    expect(noisy.length - throttled.length).toBeGreaterThanOrEqual(BurstLimit);
+    const reply = throttled[0]!;
+    const expected = synthesizedResponse('THROTTLED', reply.headers.get('x-amzn-requestid')!, 'Too Many Requests');
+    expect(await reply.json()).toEqual(expected.body);
+    expect(reply.headers.get('retry-after')).toBe(expected.headers['Retry-After']);
+  });
+
+  test('a used-up daily quota: the QUOTA_EXCEEDED response', async () => {
+    const get = () => fetch(`${quota.baseUrl}/pets?limit=1`, { headers: { Authorization: `Bearer ${quota.key}` } });
+    expect((await get()).status).toBe(200);
+    const reply = await get();
+    const expected = synthesizedResponse('QUOTA_EXCEEDED', reply.headers.get('x-amzn-requestid')!, 'Limit Exceeded');
+    expect(reply.status).toBe(expected.status);
+    expect(await reply.json()).toEqual(expected.body);
+    expect(reply.headers.get('retry-after')).toBe(expected.headers['Retry-After']);
   });
 });

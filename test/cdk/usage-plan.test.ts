@@ -1,0 +1,37 @@
+// Limits per key, deployed: one usage plan per stage with the stage's keyLimits, on the
+// stage's API, its id an output for the key tool.
+import { beforeAll, describe, expect, test } from 'vitest';
+import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stages.ts';
+import { type SynthesizedApp, synthesized } from './support/synth.ts';
+import { render, resourcesOfType } from './support/template.ts';
+
+let app: SynthesizedApp;
+beforeAll(async () => {
+  app = await synthesized();
+}, 300_000);
+
+describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
+  test("has one usage plan, on the stage's API, with the stage's limits per key", () => {
+    const template = app.template(stage);
+    const plans = resourcesOfType(template, 'AWS::ApiGateway::UsagePlan');
+    expect(plans).toHaveLength(1);
+    const [logicalId, plan] = plans[0]!;
+    const { rateLimit, burstLimit, quotaPerDay } = stageSettings[stage].keyLimits;
+    expect(plan.Properties!.Throttle).toEqual({ RateLimit: rateLimit, BurstLimit: burstLimit });
+    expect(plan.Properties!.Quota).toEqual(
+      quotaPerDay === undefined ? undefined : { Limit: quotaPerDay, Period: 'DAY' },
+    );
+    const [apiStage] = plan.Properties!.ApiStages as { ApiId: unknown; Stage: unknown }[];
+    const [restApi] = resourcesOfType(template, 'AWS::ApiGateway::RestApi')[0]!;
+    const [stageResource] = resourcesOfType(template, 'AWS::ApiGateway::Stage')[0]!;
+    expect(render(apiStage!.ApiId)).toBe(`\${${restApi}}`);
+    expect(render(apiStage!.Stage)).toBe(`\${${stageResource}}`);
+    expect(render(template.Outputs[STACK_OUTPUTS.usagePlanId]!.Value)).toBe(`\${${logicalId}}`);
+  });
+
+  test('each key may use less than the whole stage', () => {
+    const { throttling, keyLimits } = stageSettings[stage];
+    expect(keyLimits.rateLimit).toBeLessThan(throttling.rateLimit);
+    expect(keyLimits.burstLimit).toBeLessThan(throttling.burstLimit);
+  });
+});
