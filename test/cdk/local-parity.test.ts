@@ -203,7 +203,9 @@ describe('limits per key (the usage plan)', () => {
     expect(resourcesOfType(template, 'AWS::ApiGateway::RestApi')[0]![1].Properties!.ApiKeySourceType).toBe(
       'AUTHORIZER',
     );
-    for (const method of apiMethods(template)) expect(method.properties.ApiKeyRequired, method.path).toBe(true);
+    for (const method of routeMethods(template)) expect(method.properties.ApiKeyRequired, method.path).toBe(true);
+    // The catch-all 404s answer whatever the caller sends: no API key asked of them.
+    for (const method of catchAllMethods(template)) expect(method.properties.ApiKeyRequired, method.path).toBeFalsy();
     // A key stored without a usage identifier, as keys were before usage plans.
     const key = generateKey();
     const { dynamodbEndpoint } = readOwner(server.dataDir)!;

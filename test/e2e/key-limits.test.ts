@@ -3,7 +3,7 @@
 // served. The limits are the README's PETSTORE_KEY_RATE / _BURST / _QUOTA.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../support/local-server.ts';
-import { bearer, call, disposeServer, expectError, issueKey, startServer } from './support.ts';
+import { bearer, call, disposeServer, expectError, issueKey, keyTool, startServer } from './support.ts';
 
 describe('rate and burst', () => {
   let server: LocalServer;
@@ -29,6 +29,18 @@ describe('rate and burst', () => {
       expect(reply.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
     }
     expect(quiet.map((reply) => reply.status)).toEqual([200, 200, 200]);
+  });
+
+  it("the key tool's list shows each key's limits, as the same variables set them", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { PETSTORE_KEY_RATE: '1', PETSTORE_KEY_BURST: '3', PETSTORE_KEY_QUOTA: '250' });
+    try {
+      const listed = await keyTool(server.dataDir, 'list');
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain('1/s, burst 3, 250/day');
+    } finally {
+      process.env = saved;
+    }
   });
 });
 

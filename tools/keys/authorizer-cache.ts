@@ -20,6 +20,7 @@ export const revokingFlushes = (keys: KeysRepository, flush: FlushAuthorizerCach
   create: (label) => keys.create(label),
   register: (key, label) => keys.register(key, label),
   list: () => keys.list(),
+  assignUsageKeys: () => keys.assignUsageKeys(),
   async revoke(keyId) {
     if (!(await keys.revoke(keyId))) return false;
     try {

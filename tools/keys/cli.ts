@@ -1,19 +1,30 @@
 // The key tool: `npm run keys -- create|list|revoke … [--stage local|staging|production]`.
 // A key is printed once, at creation, and stored only as its SHA-256 hash.
 import { parseArgs } from 'node:util';
-import { DEPLOYED_STAGES, type DeployedStage } from '../../infra/stages.ts';
+import { DEPLOYED_STAGES, type DeployedStage, type KeyLimits } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { deployedKeys, deployedStageFailure } from './deployed-stage.ts';
 import { fail } from './fail.ts';
-import { withLocalKeys } from './local-stage.ts';
+import { localKeyLimits, withLocalKeys } from './local-stage.ts';
 
 const USAGE = `Usage: npm run keys -- <command> [--stage local|staging|production]
   create --label <who or what the key is for>   issue a key (printed once)
   list                                          list keys (never the keys themselves)
   revoke <keyId>                                revoke a key by its id
+  sync                                          put keys issued before usage plans in the plan
 The local stage uses PETSTORE_DATA_DIR (default .data); a deployed stage uses your AWS credentials.`;
 
-const run = async (keys: KeysRepository, command: string, args: { label?: string; keyId?: string }, stage: string) => {
+/** `20/s, burst 40, 100000/day`: what each key of the stage may do. */
+const describeLimits = ({ rateLimit, burstLimit, quotaPerDay }: KeyLimits) =>
+  `${rateLimit}/s, burst ${burstLimit}${quotaPerDay === undefined ? '' : `, ${quotaPerDay}/day`}`;
+
+const run = async (
+  keys: KeysRepository,
+  command: string,
+  args: { label?: string; keyId?: string },
+  stage: string,
+  limits: () => Promise<KeyLimits>,
+) => {
   switch (command) {
     case 'create': {
       if (!args.label) fail('create needs --label <who or what the key is for>');
@@ -25,8 +36,16 @@ const run = async (keys: KeysRepository, command: string, args: { label?: string
     case 'list': {
       const all = await keys.list();
       if (!all.length) return console.log(`No keys on stage ${stage}.`);
+      // One usage plan per stage: every key has the same limits, each on its own.
+      const each = describeLimits(await limits());
       console.table(
-        all.map(({ keyId, label, createdAt, revokedAt }) => ({ keyId, label, createdAt, revokedAt: revokedAt ?? '' })),
+        all.map(({ keyId, label, createdAt, revokedAt }) => ({
+          keyId,
+          label,
+          createdAt,
+          revokedAt: revokedAt ?? '',
+          limits: revokedAt ? '' : each,
+        })),
       );
       return;
     }
@@ -34,6 +53,13 @@ const run = async (keys: KeysRepository, command: string, args: { label?: string
       if (!args.keyId) fail('revoke needs the key id, e.g. npm run keys -- revoke key_AbC123xYz0');
       if (!(await keys.revoke(args.keyId!))) fail(`no key ${args.keyId} on stage ${stage}`);
       console.log(`Revoked ${args.keyId} on stage ${stage}.`);
+      return;
+    }
+    case 'sync': {
+      const assigned = await keys.assignUsageKeys();
+      console.log(
+        `${assigned.length} key(s) on stage ${stage} put in the usage plan: ${assigned.map((k) => k.keyId).join(', ')}`,
+      );
       return;
     }
     default:
@@ -62,10 +88,11 @@ if (values.help || !command) {
 }
 const stage = values.stage!;
 const args = { label: values.label?.trim(), keyId };
-if (stage === 'local') await withLocalKeys((keys) => run(keys, command!, args, stage));
+if (stage === 'local') await withLocalKeys((keys) => run(keys, command!, args, stage, localKeyLimits));
 else if ((DEPLOYED_STAGES as readonly string[]).includes(stage)) {
   try {
-    await run(await deployedKeys(stage as DeployedStage), command!, args, stage);
+    const { keys, limits } = await deployedKeys(stage as DeployedStage);
+    await run(keys, command!, args, stage, limits);
   } catch (error) {
     fail(deployedStageFailure(error, stage as DeployedStage));
   }

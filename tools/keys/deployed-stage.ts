@@ -1,30 +1,38 @@
-// The key tool on a deployed stage: its keys table, found from the stack's outputs,
-// reached with the caller's AWS credentials.
+// The key tool on a deployed stage: its keys table, REST API and usage plan, found from the
+// stack's outputs, reached with the caller's AWS credentials.
 
-import { type DeployedStage, STACK_OUTPUTS, stackName } from '../../infra/stages.ts';
+import { type DeployedStage, type KeyLimits, STACK_OUTPUTS, stackName } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { authorizerCacheFlusher, revokingFlushes } from './authorizer-cache.ts';
 import { fail } from './fail.ts';
 
-export /** The deployed stage's keys table, found from its stack's outputs. */
-const deployedKeys = async (stage: DeployedStage): Promise<KeysRepository> => {
-  // Loaded only here: the local stage, the common case, should not pay for the CloudFormation client.
+export /** The deployed stage's keys, each with its API key in the stage's usage plan, and the plan's limits. */
+const deployedKeys = async (
+  stage: DeployedStage,
+): Promise<{ keys: KeysRepository; limits: () => Promise<KeyLimits> }> => {
+  // Loaded only here: the local stage, the common case, should not pay for these clients.
   const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  const { APIGatewayClient } = await import('@aws-sdk/client-api-gateway');
+  const { planLimits, withUsagePlan } = await import('./usage-plan.ts');
   const { Stacks } = await new CloudFormationClient({}).send(
     new DescribeStacksCommand({ StackName: stackName(stage) }),
   );
-  const output = (key: string) => Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === key)?.OutputValue;
-  const tableName = output(STACK_OUTPUTS.keysTableName);
-  const restApiId = output(STACK_OUTPUTS.restApiId);
-  if (!tableName || !restApiId)
-    fail(
-      `stack ${stackName(stage)} lacks the ${STACK_OUTPUTS.keysTableName} or ${STACK_OUTPUTS.restApiId} output; is it deployed?`,
-    );
-  const keys = createKeysRepository(createDocumentClient(), tableName!);
-  // A revoke also flushes API Gateway's authorizer cache: the key is refused at once (authorizer-cache.ts).
-  return revokingFlushes(keys, authorizerCacheFlusher(restApiId!, stage), stage);
+  const output = (key: string): string => {
+    const value = Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === key)?.OutputValue;
+    return value ?? fail(`stack ${stackName(stage)} has no ${key} output; is it deployed?`);
+  };
+  const plan = {
+    client: new APIGatewayClient({}),
+    usagePlanId: output(STACK_OUTPUTS.usagePlanId),
+    namePrefix: `petstore-${stage}-`,
+  };
+  const keys = withUsagePlan(createKeysRepository(createDocumentClient(), output(STACK_OUTPUTS.keysTableName)), plan);
+  // A revoke also disables the key's API key (usage-plan.ts) and flushes API Gateway's
+  // authorizer cache (authorizer-cache.ts): the key is refused at once.
+  const flush = authorizerCacheFlusher(output(STACK_OUTPUTS.restApiId), stage, plan.client);
+  return { keys: revokingFlushes(keys, flush, stage), limits: () => planLimits(plan) };
 };
 
 /**

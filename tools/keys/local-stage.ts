@@ -2,9 +2,11 @@
 // server holds the data directory, else by opening the directory itself (one process
 // at a time: two LevelDB writers would corrupt it).
 
+import { Config, keyLimitsOf } from '../../infra/local/config.ts';
 import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import type { KeyLimits } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
@@ -40,4 +42,11 @@ const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Pro
 const localKeys = (endpoint: string): KeysRepository => {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   return createKeysRepository(createDocumentClient(), keysTable.name);
+};
+
+/** The local stage's limits per key: the server's own variables (README), as this shell has them. */
+export const localKeyLimits = async (): Promise<KeyLimits> => {
+  const parsed = Config.safeParse(process.env);
+  if (!parsed.success) return fail(parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; '));
+  return keyLimitsOf(parsed.data);
 };

@@ -1,0 +1,83 @@
+// The key tool on a deployed stage, for limits per key: each key it creates gets an API
+// Gateway API key whose value is the key's usage identifier (never the key), in the
+// stage's usage plan; revoking a key disables its API key too; `list` shows the plan's
+// limits. The keys table stays the one record of who holds a key.
+import {
+  type APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  GetApiKeysCommand,
+  GetUsagePlanCommand,
+  UpdateApiKeyCommand,
+} from '@aws-sdk/client-api-gateway';
+import type { KeyLimits } from '../../infra/stages.ts';
+import type { KeysRepository } from '../../shared/domain/stores.ts';
+
+export interface UsagePlan {
+  readonly client: APIGatewayClient;
+  readonly usagePlanId: string;
+  /** Prefix of the API keys' names, e.g. `petstore-staging-`: one account may hold both stages' keys. */
+  readonly namePrefix: string;
+}
+
+/** The API key of a key id: created by the key tool, named after the key id. */
+const apiKeyName = (plan: UsagePlan, keyId: string) => `${plan.namePrefix}${keyId}`;
+
+const addApiKey = async (plan: UsagePlan, keyId: string, usageKey: string, description: string) => {
+  const { id } = await plan.client.send(
+    new CreateApiKeyCommand({ name: apiKeyName(plan, keyId), value: usageKey, enabled: true, description }),
+  );
+  await plan.client.send(
+    new CreateUsagePlanKeyCommand({ usagePlanId: plan.usagePlanId, keyId: id, keyType: 'API_KEY' }),
+  );
+};
+
+/** The keys repository, with each key's API key kept beside it in the usage plan. */
+export const withUsagePlan = (keys: KeysRepository, plan: UsagePlan): KeysRepository => ({
+  ...keys,
+
+  async create(label) {
+    const created = await keys.create(label);
+    try {
+      await addApiKey(plan, created.keyId, created.usageKey, label);
+    } catch (error) {
+      // A key without its API key would be refused by API Gateway: never hand it out.
+      await keys.revoke(created.keyId);
+      throw error;
+    }
+    return created;
+  },
+
+  async revoke(keyId) {
+    if (!(await keys.revoke(keyId))) return false;
+    const { items } = await plan.client.send(
+      new GetApiKeysCommand({ nameQuery: apiKeyName(plan, keyId), includeValues: false, limit: 500 }),
+    );
+    for (const apiKey of (items ?? []).filter((item) => item.name === apiKeyName(plan, keyId))) {
+      await plan.client.send(
+        new UpdateApiKeyCommand({
+          apiKey: apiKey.id,
+          patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }],
+        }),
+      );
+    }
+    return true;
+  },
+
+  async assignUsageKeys() {
+    const assigned = await keys.assignUsageKeys();
+    for (const { keyId, usageKey } of assigned)
+      await addApiKey(plan, keyId, usageKey, `${keyId} (issued before usage plans)`);
+    return assigned;
+  },
+});
+
+/** The plan's limits, which every key in it has on its own. */
+export const planLimits = async (plan: UsagePlan): Promise<KeyLimits> => {
+  const { throttle, quota } = await plan.client.send(new GetUsagePlanCommand({ usagePlanId: plan.usagePlanId }));
+  return {
+    rateLimit: throttle?.rateLimit ?? Number.POSITIVE_INFINITY,
+    burstLimit: throttle?.burstLimit ?? Number.POSITIVE_INFINITY,
+    quotaPerDay: quota?.period === 'DAY' ? quota.limit : undefined,
+  };
+};
