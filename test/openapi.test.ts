@@ -70,4 +70,21 @@ describe('the OpenAPI document', () => {
       schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     });
   });
+
+  test('createPet documents safe retries: Idempotency-Key, Idempotent-Replayed, 409 and 422; 429 and 409 carry Retry-After', () => {
+    const createPet = operations.find((o) => o.operationId === 'createPet')!;
+    const key = createPet.parameters.find((p: any) => p.name === 'Idempotency-Key');
+    expect(key).toMatchObject({ in: 'header', required: false, schema: { type: 'string' } });
+    // The pattern clients can check a bare key with is the one the service checks it with.
+    const pattern = new RegExp(key.schema.pattern);
+    for (const good of ['a', '~'.repeat(255), 'order-42/retry']) expect(pattern.test(good), good).toBe(true);
+    for (const bad of ['', 'a b', '~'.repeat(256), 'caf\u00e9']) expect(pattern.test(bad), bad).toBe(false);
+    expect(createPet.responses['201'].headers['Idempotent-Replayed'].schema).toEqual({
+      type: 'string',
+      enum: ['true'],
+    });
+    for (const status of ['409', '422', '429']) expect(createPet.responses[status], status).toBeDefined();
+    for (const status of ['409', '429'])
+      expect(createPet.responses[status].headers['Retry-After'], status).toBeDefined();
+  });
 });

@@ -3,6 +3,12 @@
 import * as z from 'zod';
 import { LOCAL_DEFAULTS } from '../infra/local/config.ts';
 import { DEPLOYED_STAGES } from '../infra/stages.ts';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyKey,
+} from '../shared/api/idempotency.ts';
 import { API_VERSION_PATH, type OperationId, route, routes } from '../shared/api/routes.ts';
 import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
@@ -42,7 +48,7 @@ const error = (description: string, headers: Record<string, object> = {}) => ({
 const retryAfter = { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }) };
 const commonErrors = {
   '401': error('API key missing, malformed, unknown or revoked.', { 'WWW-Authenticate': header('Always `Bearer`.') }),
-  '429': error('The stage’s throttling limit was exceeded.', retryAfter),
+  '429': error('The key’s own rate, burst or daily quota, or the stage’s throttling limit, was exceeded.', retryAfter),
   '500': error('A fault of ours; quote the requestId.'),
   '503': error('The database is throttling or unreachable.', retryAfter),
   '504': error('The function did not answer in time.'),
@@ -75,17 +81,40 @@ const operations: Record<OperationId, object> = {
     },
   },
   createPet: {
-    description: 'The service assigns the id. `status` defaults to `available`.',
+    description:
+      'The service assigns the id. `status` defaults to `available`. With an `Idempotency-Key`, a retry is safe: ' +
+      'for 24 hours after a create succeeded, the same key with the same body (as parsed JSON) creates nothing and ' +
+      'gets the first 201 again, marked `Idempotent-Replayed: true`. Keys are per API key; only a 201 is remembered.',
+    parameters: [
+      {
+        name: IDEMPOTENCY_KEY_HEADER,
+        in: 'header',
+        required: false,
+        ...(({ description, ...schema }) => ({
+          description,
+          schema: { ...schema, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+        }))(parameterSchema(IdempotencyKey)),
+      },
+    ],
     requestBody: { required: true, content: { 'application/json': { schema: ref('NewPet') } } },
     responses: {
       '201': {
         description: 'The created animal.',
-        headers: { ...requestIdHeader, Location: header('Path of the new animal.') },
+        headers: {
+          ...requestIdHeader,
+          Location: header('Path of the new animal.'),
+          [IDEMPOTENT_REPLAYED_HEADER]: header(
+            '`true` when this repeats the response to an earlier request with the same Idempotency-Key.',
+            { type: 'string', enum: ['true'] },
+          ),
+        },
         content: { 'application/json': { schema: ref('Pet') } },
       },
       '400': error('The body is not a JSON object, misses required fields, has unknown fields or invalid values.'),
       '413': error(`The body is larger than ${MAX_BODY_BYTES} bytes.`),
       '415': error('Content-Type is not application/json.'),
+      '409': error('A request with the same Idempotency-Key is still being processed.', retryAfter),
+      '422': error('The Idempotency-Key was already used with a different body.'),
       ...commonErrors,
     },
   },

@@ -10,6 +10,8 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 /** How long after a create succeeded its key replays it (deployed, DynamoDB TTL removes the record later). */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 
+/** A key once unquoted (a bare key matches it as sent). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 const KEY_MESSAGE = 'must be 1 to 255 visible ASCII characters, given once';
 
 /** The key as sent: 1–255 visible ASCII characters; the draft's quoted form (`"abc"`) means `abc`. */
@@ -18,7 +20,7 @@ export const IdempotencyKey = z
   .transform((value) =>
     value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value,
   )
-  .pipe(z.string().regex(/^[\x21-\x7E]{1,255}$/, KEY_MESSAGE))
+  .pipe(z.string().regex(IDEMPOTENCY_KEY_PATTERN, KEY_MESSAGE))
   .meta({
     description:
       'Makes a retry safe: a repeat with the same key and body within 24 hours creates nothing and gets the first ' +
