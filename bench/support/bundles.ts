@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { LAMBDA_CREDENTIALS_ENTRY } from '../../infra/constructs/api-function.ts';
 import { AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 
@@ -83,6 +83,7 @@ export const buildBundle = async (
   outdir: string,
   banner: string,
   sdk: 'bundled' | 'full credential chain' | 'runtime',
+  plugins: Plugin[] = [],
 ): Promise<string> => {
   mkdirSync(outdir, { recursive: true });
   const outfile = join(outdir, 'index.mjs');
@@ -104,6 +105,7 @@ export const buildBundle = async (
     alias:
       sdk === 'full credential chain' ? {} : { '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}` },
     logLevel: 'warning',
+    plugins,
   });
   return outfile;
 };

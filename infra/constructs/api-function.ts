@@ -20,7 +20,8 @@ const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * The bundle is ESM; a few CommonJS dependencies still call `require` for Node's own
  * modules, which ESM lacks: this gives them one.
  */
-const BUNDLING_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+export const BUNDLING_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** Bundled as the SDK's default credential provider: see the file. */
 export const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';
