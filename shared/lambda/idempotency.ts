@@ -39,6 +39,8 @@ class NotRemembered extends Error {
   }
 }
 
+// One for every invocation: Powertools keeps the latest invocation's context in it for the
+// in-progress expiry, and invocations running side by side all have the same 10 s deadline.
 const config = new IdempotencyConfig({
   // Scoped to the caller: two key ids never share a record, whatever Idempotency-Key they send.
   eventKeyJmesPath: '[scope, key]',
