@@ -1,8 +1,14 @@
 // Limits per key over HTTP (api-contract.md, "Limits per key"): a key over its own rate
 // or daily quota gets 429 with Retry-After while another key, at the same moment, is
 // served. The limits are the README's PETSTORE_KEY_RATE / _BURST / _QUOTA.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
+import { localClientConfig } from '../../infra/local/function-environment.ts';
+import { generateKey, hashKey } from '../../shared/domain/api-keys.ts';
+import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { type LocalServer, newDataDir } from '../support/local-server.ts';
 import { bearer, call, disposeServer, expectError, issueKey, keyTool, startServer } from './support.ts';
 
 describe('rate and burst', () => {
@@ -74,5 +80,34 @@ describe('daily quota', () => {
     expect(body.message).toMatch(/quota.*00:00 UTC/);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(1);
     expect((await call(server, '/pets?limit=1', { authorization: bearer(other.key) })).status).toBe(200);
+  });
+});
+
+describe('keys issued before usage plans', () => {
+  it('are put in the local usage plan when the server starts, and served', async () => {
+    // A data directory holding a key stored as keys were before: no usage identifier.
+    const dataDir = newDataDir();
+    const key = generateKey();
+    const dynamodb = await startEmbeddedDynamoDB(dataDir);
+    try {
+      await ensureTables(dynamodb.endpoint);
+      const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(dynamodb.endpoint)));
+      const Item = {
+        keyHash: hashKey(key),
+        keyId: 'key_BeforePlan',
+        label: 'old',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      };
+      await client.send(new PutCommand({ TableName: keysTable.name, Item }));
+      client.destroy();
+    } finally {
+      await dynamodb.close();
+    }
+    const server = await startServer({ PETSTORE_DATA_DIR: dataDir });
+    try {
+      expect((await call(server, '/pets?limit=1', { authorization: bearer(key) })).status).toBe(200);
+    } finally {
+      await disposeServer(server);
+    }
   });
 });
