@@ -23,6 +23,8 @@ beforeAll(async () => {
       name: 'allows',
       invoke: async ({ methodArn }) => ({
         principalId: 'key_Test',
+        // Every method requires an API key (limits per key): the authorizer names it.
+        usageIdentifierKey: 'usageKeyOfKeyTest',
         policyDocument: {
           Version: '2012-10-17',
           Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: methodArn }],
