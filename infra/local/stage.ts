@@ -99,7 +99,12 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     keyLimits: options.keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
   });
-  const server = createServer(oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH));
+  const server = createServer(
+    // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
+    // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
+    { requireHostHeader: false },
+    oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH),
+  );
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
   try {

@@ -161,3 +161,23 @@ describe('the access log records only answers a client got', () => {
     expect(lines.map((line) => line.requestId)).toContain(answered.headers.get('x-amzn-requestid'));
   });
 });
+
+describe('an HTTP/1.1 request without Host', () => {
+  // Node refuses it with a bare 400 and no body unless told otherwise; API Gateway's
+  // edge needs no Host from us: the gateway answers it like any other request.
+  test('is answered by the gateway with the Error body (here: 401, no key)', async () => {
+    const reply = parseResponse(await raw(`GET ${path('/pets')} HTTP/1.1\r\nConnection: close\r\n\r\n`));
+    expect(reply.status).toBe(401);
+    expect(reply.body).toMatchObject({
+      code: 'UNAUTHORIZED',
+      status: 401,
+      requestId: reply.headers.get('x-amzn-requestid'),
+    });
+  });
+
+  test('with a key, is served', async () => {
+    const auth = `Authorization: Bearer ${server.key}\r\n`;
+    const reply = parseResponse(await raw(`GET ${path('/pets?limit=1')} HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`));
+    expect(reply.status).toBe(200);
+  });
+});
