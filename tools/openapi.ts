@@ -10,8 +10,16 @@ import {
   IdempotencyKey,
 } from '../shared/api/idempotency.ts';
 import { API_VERSION_PATH, type OperationId, route, routes } from '../shared/api/routes.ts';
-import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
+import { type ErrorCode, ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
+import {
+  deprecationExamples,
+  errorExamples,
+  headerExamples,
+  parameterExamples,
+  petExamples,
+} from './openapi-examples.ts';
+import { guide } from './openapi-guide.ts';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
@@ -32,32 +40,64 @@ const parameterSchema = (schema: z.ZodType): Record<string, unknown> => {
   return rest;
 };
 
-const parameters = (shape: Record<string, z.ZodType>, location: 'query' | 'path') =>
+const parameters = <S extends Record<string, z.ZodType>>(
+  shape: S,
+  location: 'query' | 'path',
+  examples: Record<keyof S, unknown>,
+) =>
   Object.entries(shape).map(([name, schema]) => {
     const { description, ...rest } = parameterSchema(schema);
-    return { name, in: location, required: location === 'path', description, schema: rest };
+    return { name, in: location, required: location === 'path', description, schema: rest, example: examples[name] };
   });
 
-const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema });
-const requestIdHeader = { 'x-amzn-RequestId': header('The request id, also in every Error body.') };
-const error = (description: string, headers: Record<string, object> = {}) => ({
+const header = (description: string, example: unknown, schema: object = { type: 'string' }) => ({
   description,
-  headers: { ...requestIdHeader, ...headers },
-  content: { 'application/json': { schema: ref('Error') } },
+  schema,
+  example,
 });
-const retryAfter = { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }) };
+const requestIdHeader = {
+  'x-amzn-RequestId': header('The request id, also in every Error body.', headerExamples.requestId),
+};
+/** An error response: the code it carries leads its description, so the reference shows it at a glance. */
+const error = (code: ErrorCode, description: string, examples: object, headers: Record<string, object> = {}) => ({
+  description: `\`${code}\`: ${description}`,
+  headers: { ...requestIdHeader, ...headers },
+  content: { 'application/json': { schema: ref('Error'), examples } },
+});
+const retryAfter = {
+  'Retry-After': header('Seconds to wait before retrying.', headerExamples.retryAfter, { type: 'integer', minimum: 0 }),
+};
 const commonErrors = {
-  '401': error('API key missing, malformed, unknown or revoked.', { 'WWW-Authenticate': header('Always `Bearer`.') }),
-  '429': error('The key’s own rate, burst or daily quota, or the stage’s throttling limit, was exceeded.', retryAfter),
-  '500': error('A fault of ours; quote the requestId.'),
-  '503': error('The database is throttling or unreachable.', retryAfter),
-  '504': error('The function did not answer in time.'),
+  '401': error('UNAUTHORIZED', 'API key missing, malformed, unknown or revoked.', errorExamples.unauthorized, {
+    'WWW-Authenticate': header('Always `Bearer`.', headerExamples.wwwAuthenticate),
+  }),
+  '429': error(
+    'TOO_MANY_REQUESTS',
+    'The key’s own rate, burst or daily quota, or the stage’s throttling limit, was exceeded.',
+    errorExamples.tooManyRequests,
+    retryAfter,
+  ),
+  '500': error('INTERNAL_ERROR', 'A fault of ours; quote the requestId.', errorExamples.internalError),
+  '503': error(
+    'SERVICE_UNAVAILABLE',
+    'The database is throttling or unreachable.',
+    errorExamples.serviceUnavailable,
+    retryAfter,
+  ),
+  '504': error('GATEWAY_TIMEOUT', 'The function did not answer in time.', errorExamples.gatewayTimeout),
 };
 
 const deprecationHeaders = {
-  Deprecation: header('RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.'),
-  Sunset: header('RFC 8594: when this operation stops working.'),
-  Link: header('`<…/pets>; rel="successor-version"`: the listing that replaces this operation.'),
+  Deprecation: header(
+    'RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.',
+    deprecationExamples.deprecation,
+    { type: 'string', pattern: '^@[0-9]+$' },
+  ),
+  Sunset: header('RFC 8594: when this operation stops working (an HTTP date).', deprecationExamples.sunset),
+  Link: header(
+    '`<…/pets>; rel="successor-version"`: the listing that replaces this operation.',
+    deprecationExamples.successorLink,
+  ),
 };
 
 const sunset = route('getPet').deprecation?.sunset;
@@ -68,15 +108,24 @@ const sunsetDay = sunset.toISOString().slice(0, 10);
 const operations: Record<OperationId, object> = {
   listPets: {
     description:
-      'Animals ordered by id when filtered by status. When more match, the `Link` header carries `rel="next"`, the same listing with an opaque `cursor`.',
-    parameters: parameters(ListPetsQuery.shape, 'query'),
+      'Animals ordered by id when filtered by status. When more match, the `Link` header carries `rel="next"`: ' +
+      'the same listing with an opaque `cursor`, relative to the request URL. Following `next` links from the ' +
+      'first page visits every matching animal once; the last page has no `next`.',
+    parameters: parameters(ListPetsQuery.shape, 'query', parameterExamples.listPets),
     responses: {
       '200': {
         description: 'A page of animals; `[]` when nothing matches.',
-        headers: { ...requestIdHeader, Link: header('`<…>; rel="next"` when more animals match.') },
-        content: { 'application/json': { schema: ref('Pets') } },
+        headers: {
+          ...requestIdHeader,
+          Link: header('`<…>; rel="next"` when more animals match.', headerExamples.nextLink),
+        },
+        content: { 'application/json': { schema: ref('Pets'), examples: petExamples.page } },
       },
-      '400': error('A query parameter or the cursor is malformed or out of range.'),
+      '400': error(
+        'BAD_REQUEST',
+        'A query parameter or the cursor is malformed or out of range.',
+        errorExamples.listPetsBadRequest,
+      ),
       ...commonErrors,
     },
   },
@@ -94,41 +143,72 @@ const operations: Record<OperationId, object> = {
           description,
           schema: { ...schema, pattern: IDEMPOTENCY_KEY_PATTERN.source },
         }))(parameterSchema(IdempotencyKey)),
+        example: headerExamples.idempotencyKey,
       },
     ],
-    requestBody: { required: true, content: { 'application/json': { schema: ref('NewPet') } } },
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: ref('NewPet'), examples: petExamples.newPet } },
+    },
     responses: {
       '201': {
         description: 'The created animal.',
         headers: {
           ...requestIdHeader,
-          Location: header('Path of the new animal.'),
+          Location: header('Path of the new animal.', headerExamples.location),
           [IDEMPOTENT_REPLAYED_HEADER]: header(
             '`true` when this repeats the response to an earlier request with the same Idempotency-Key.',
+            'true',
             { type: 'string', enum: ['true'] },
           ),
         },
-        content: { 'application/json': { schema: ref('Pet') } },
+        content: { 'application/json': { schema: ref('Pet'), examples: petExamples.created } },
       },
-      '400': error('The body is not a JSON object, misses required fields, has unknown fields or invalid values.'),
-      '413': error(`The body is larger than ${MAX_BODY_BYTES} bytes.`),
-      '415': error('Content-Type is not application/json.'),
-      '409': error('A request with the same Idempotency-Key is still being processed.', retryAfter),
-      '422': error('The Idempotency-Key was already used with a different body.'),
+      '400': error(
+        'BAD_REQUEST',
+        'The body is not a JSON object, misses required fields, has unknown fields or invalid values.',
+        errorExamples.createPetBadRequest,
+      ),
+      '413': error(
+        'PAYLOAD_TOO_LARGE',
+        `The body is larger than ${MAX_BODY_BYTES} bytes.`,
+        errorExamples.payloadTooLarge,
+      ),
+      '415': error(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Content-Type is not application/json, or its charset is not utf-8.',
+        errorExamples.unsupportedMediaType,
+      ),
+      '409': error(
+        'CONFLICT',
+        'A request with the same Idempotency-Key is still being processed.',
+        errorExamples.conflict,
+        retryAfter,
+      ),
+      '422': error(
+        'UNPROCESSABLE_ENTITY',
+        'The Idempotency-Key was already used with a different body.',
+        errorExamples.unprocessableEntity,
+      ),
       ...commonErrors,
     },
   },
   getPet: {
     description: `Deprecated: removed on ${sunsetDay}. Use GET /pets with the status filter.`,
-    parameters: parameters(PetIdParams.shape, 'path'),
+    parameters: parameters(PetIdParams.shape, 'path', parameterExamples.getPet),
     responses: {
       '200': {
         description: 'The animal.',
         headers: { ...requestIdHeader, ...deprecationHeaders },
-        content: { 'application/json': { schema: ref('Pet') } },
+        content: { 'application/json': { schema: ref('Pet'), examples: petExamples.pet } },
       },
-      '400': error('petId is not a positive integer of at most 2^53−1.', deprecationHeaders),
-      '404': error('No animal has that id.', deprecationHeaders),
+      '400': error(
+        'BAD_REQUEST',
+        'petId is not a positive integer of at most 2^53−1.',
+        errorExamples.getPetBadRequest,
+        deprecationHeaders,
+      ),
+      '404': error('NOT_FOUND', 'No animal has that id.', errorExamples.notFound, deprecationHeaders),
       ...commonErrors,
     },
   },
@@ -157,8 +237,7 @@ export const openApiDocument = () => {
     info: {
       title: 'Pet Store API',
       version: '1.0.0',
-      description:
-        'A catalogue of animals. Every error has the Error body; every request needs `Authorization: Bearer <key>`.',
+      description: guide,
     },
     servers: [
       {

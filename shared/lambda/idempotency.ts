@@ -111,7 +111,7 @@ const idempotencyKeyOf = (event: APIGatewayProxyEvent): string | undefined => {
 };
 
 /** Powertools' refusals as the contract's errors; a DynamoDB fault under them as the 503 it is. */
-const contractError = (error: unknown): unknown => {
+export const contractError = (error: unknown): unknown => {
   if (!(error instanceof Error)) return error;
   switch (error.name) {
     case 'IdempotencyAlreadyInProgressError':
