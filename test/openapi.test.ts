@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import { clientTypes, SCHEMA_FILE } from '../client/generate.ts';
 import { openApiDocument } from '../tools/openapi.ts';
 
 const document = openApiDocument() as any;
@@ -14,6 +15,23 @@ describe('openapi.json', () => {
         'openapi.json is stale: it differs from tools/openapi.ts. Run `npm run openapi` and commit the result.',
       );
     }
+  });
+});
+
+describe('client/schema.d.ts', () => {
+  test('is what openapi-typescript makes of the document the code generates (else run `npm run openapi`)', async () => {
+    const committed = readFileSync(SCHEMA_FILE, 'utf8');
+    if (committed !== (await clientTypes(document))) {
+      expect.fail('client/schema.d.ts is stale: run `npm run openapi` and commit the result.');
+    }
+  });
+
+  test('changes with the schemas: a new field of Pet is a new property of its type', async () => {
+    const changed = structuredClone(document);
+    changed.components.schemas.Pet.properties.nickname = { type: 'string' };
+    const types = await clientTypes(changed);
+    expect(types).not.toBe(await clientTypes(document));
+    expect(types).toMatch(/Pet: \{[^}]*nickname\?: string;/);
   });
 });
 

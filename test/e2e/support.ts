@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { expect } from 'vitest';
+import { links as parseLinks } from '../../client/index.ts';
 import { type LocalServer, startLocalServer } from '../support/local-server.ts';
 
 export const MAX_SAFE_ID = 9007199254740991; // 2^53−1
@@ -163,15 +164,8 @@ export const expectBadRequest = (reply: Reply, field: string): ErrorBody => {
   return body;
 };
 
-/** The targets of a response's Link header by relation, resolved against the request URL. */
-export const links = (reply: Reply): Map<string, URL> => {
-  const found = new Map<string, URL>();
-  for (const [, target, params] of (reply.headers.get('link') ?? '').matchAll(/<([^>]*)>([^,]*)/g)) {
-    const rel = /;\s*rel="?([^";]+)"?/i.exec(params!)?.[1];
-    if (rel) for (const name of rel.trim().split(/\s+/)) found.set(name.toLowerCase(), new URL(target!, reply.url));
-  }
-  return found;
-};
+/** The targets of a response's Link header by relation, resolved against the request URL (the client's parser). */
+export const links = (reply: Reply): Map<string, URL> => parseLinks(reply.headers.get('link'), reply.url);
 
 /** Follows `rel="next"` from `first` to the last page; returns every page's reply. */
 export const allPages = async (server: LocalServer, first: string): Promise<Reply<Animal[]>[]> => {
