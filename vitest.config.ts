@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Browser tests need chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     // End-to-end files start real servers: generous, but bounded.
     testTimeout: 30_000,
     hookTimeout: 60_000,

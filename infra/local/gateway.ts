@@ -17,6 +17,7 @@ import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
 import { ConcurrencyLimitExceeded } from './concurrency.ts';
+import { serveDocsPage } from './docs-page.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
@@ -137,6 +138,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
   };
 
   return (req, res) => {
+    if (serveDocsPage(req, res)) return; // the API reference: not part of the API (no key, no throttle, no access log)
     const requestId = randomUUID();
     const started = Date.now();
     const log: AccessLogLine = {
