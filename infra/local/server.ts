@@ -45,6 +45,7 @@ console.log(
     `Pet Store API (stage ${STAGE}) listening at ${baseUrl}`,
     `API key (${keyRecord.keyId}): ${key}`,
     `Try: curl -H 'Authorization: Bearer ${key}' ${baseUrl}/pets`,
+    `API reference: ${new URL('/docs', baseUrl).href}`,
     `Data: ${dataDir}. Stop with Ctrl+C.`,
   ].join('\n'),
 );

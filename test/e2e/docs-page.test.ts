@@ -18,6 +18,10 @@ afterAll(() => disposeServer(server));
 const get = (path: string, init: RequestInit = {}) => fetch(`${origin}${path}`, init);
 
 describe('GET /docs', () => {
+  it('is the address npm start prints', () => {
+    expect(server.output()).toContain(`API reference: ${origin}/docs\n`);
+  });
+
   it('serves the reference page without a key, forbidding the browser any other host', async () => {
     const response = await get('/docs');
     expect(response.status).toBe(200);
