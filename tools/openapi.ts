@@ -14,6 +14,7 @@ import { type ErrorCode, ListPetsQuery, PetIdParams } from '../shared/api/schema
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 import {
   deprecationExamples,
+  type Example,
   errorExamples,
   headerExamples,
   parameterExamples,
@@ -59,7 +60,12 @@ const requestIdHeader = {
   'x-amzn-RequestId': header('The request id, also in every Error body.', headerExamples.requestId),
 };
 /** An error response: the code it carries leads its description, so the reference shows it at a glance. */
-const error = (code: ErrorCode, description: string, examples: object, headers: Record<string, object> = {}) => ({
+const error = (
+  code: ErrorCode,
+  description: string,
+  examples: Record<string, Example>,
+  headers: Record<string, object> = {},
+) => ({
   description: `\`${code}\`: ${description}`,
   headers: { ...requestIdHeader, ...headers },
   content: { 'application/json': { schema: ref('Error'), examples } },
