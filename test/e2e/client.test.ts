@@ -1,5 +1,7 @@
 // The typed client (client/) against the local stage: the three operations, paging by
-// the Link header, and Error bodies, each typed by the generated schema.
+// the Link header, a safe retry with Idempotency-Key, and Error bodies, each typed by the
+// generated schema.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   createPetStoreClient,
@@ -53,6 +55,30 @@ describe('the typed client', () => {
     expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
     expect(pages.flat()).toEqual(sold);
     // The generator stopped because the last page had no `next` link.
+  });
+
+  it('createPet with an Idempotency-Key: a retry replays the first 201 and creates nothing', async () => {
+    const header = { 'Idempotency-Key': randomUUID() };
+    const body = { name: 'Only once', categoryId: 9, status: 'pending' } as const;
+    const first = await client.POST('/pets', { params: { header }, body });
+    const retry = await client.POST('/pets', {
+      params: { header },
+      body: { categoryId: 9, status: 'pending', name: 'Only once' },
+    });
+    expect(first.response.status).toBe(201);
+    expect(first.response.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.response.status).toBe(201);
+    expect(retry.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.data).toEqual(first.data);
+    expect(retry.response.headers.get('location')).toBe(first.response.headers.get('location'));
+    const pending: Pet[] = [];
+    for await (const page of listPetPages(client, { status: 'pending' })) pending.push(...page);
+    expect(pending.filter((pet) => pet.name === 'Only once')).toEqual([first.data]);
+
+    // The same key with another body: a typed 422 error.
+    const other = await client.POST('/pets', { params: { header }, body: { ...body, name: 'Twice' } });
+    expect(other.response.status).toBe(422);
+    expect(other.error).toMatchObject({ code: 'UNPROCESSABLE_ENTITY', status: 422 });
   });
 
   it('an error answer is { error } with the Error body, typed, and its code', async () => {
