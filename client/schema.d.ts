@@ -208,6 +208,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `BAD_GATEWAY`: The function failed before answering (crashed, was throttled, or answered invalidly). */
+            502: {
+                headers: {
+                    /**
+                     * @description The request id, also in every Error body.
+                     * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
+                     */
+                    "x-amzn-RequestId"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `SERVICE_UNAVAILABLE`: The database is throttling or unreachable. */
             503: {
                 headers: {
@@ -413,6 +427,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `BAD_GATEWAY`: The function failed before answering (crashed, was throttled, or answered invalidly). */
+            502: {
+                headers: {
+                    /**
+                     * @description The request id, also in every Error body.
+                     * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
+                     */
+                    "x-amzn-RequestId"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `SERVICE_UNAVAILABLE`: The database is throttling or unreachable. */
             503: {
                 headers: {
@@ -590,6 +618,20 @@ export interface operations {
             };
             /** @description `INTERNAL_ERROR`: A fault of ours; quote the requestId. */
             500: {
+                headers: {
+                    /**
+                     * @description The request id, also in every Error body.
+                     * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
+                     */
+                    "x-amzn-RequestId"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `BAD_GATEWAY`: The function failed before answering (crashed, was throttled, or answered invalidly). */
+            502: {
                 headers: {
                     /**
                      * @description The request id, also in every Error body.

@@ -126,6 +126,7 @@ export const errorExamples = {
   unauthorized: { key: fromGateway('Key missing, unknown or revoked', 'UNAUTHORIZED') },
   tooManyRequests: { throttled: fromGateway('Over the limit', 'THROTTLED') },
   internalError: { fault: fromGateway('A fault of ours', 'DEFAULT_5XX') },
+  badGateway: { crashed: fromGateway('The function crashed', 'INTEGRATION_FAILURE') },
   serviceUnavailable: { database: fromError('Database unavailable', new ServiceUnavailableError(undefined)) },
   gatewayTimeout: { timeout: fromError('No answer in time', new GatewayTimeoutError(undefined)) },
 } satisfies Record<string, Record<string, Example>>;

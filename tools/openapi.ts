@@ -84,6 +84,11 @@ const commonErrors = {
     retryAfter,
   ),
   '500': error('INTERNAL_ERROR', 'A fault of ours; quote the requestId.', errorExamples.internalError),
+  '502': error(
+    'BAD_GATEWAY',
+    'The function failed before answering (crashed, was throttled, or answered invalidly).',
+    errorExamples.badGateway,
+  ),
   '503': error(
     'SERVICE_UNAVAILABLE',
     'The database is throttling or unreachable.',
