@@ -2,7 +2,7 @@
 // wire by operation and table, and can answer some of them with DynamoDB's own 500
 // instead of passing them on. For tests and measurements of what a request costs.
 import { createServer, type IncomingMessage, request } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.ts';
 
 interface WireRequest {
   /** `PutItem`, `GetItem`… from X-Amz-Target. */
@@ -29,7 +29,6 @@ const readAll = (req: IncomingMessage): Promise<Buffer> =>
   });
 
 export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy> => {
-  const sockets = new Set<Socket>();
   const upstream = new URL(target);
   const proxy: DynamoDBProxy = {
     endpoint: '',
@@ -65,16 +64,6 @@ export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy>
     forward.on('error', () => res.destroy());
     forward.end(body);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  proxy.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
+  Object.assign(proxy, await listenOnLoopback(server));
   return proxy;
 };

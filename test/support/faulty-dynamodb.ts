@@ -2,7 +2,7 @@
 // 1.0 error bodies of the real service, or a connection that never answers. (An
 // unreachable DynamoDB needs no server: see closedPort.)
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.ts';
 
 export type Fault =
   | 'throttling' // 400 ProvisionedThroughputExceededException
@@ -46,7 +46,6 @@ const readJson = (req: IncomingMessage): Promise<Record<string, unknown>> =>
   });
 
 export const startFaultyDynamoDB = async (fault: Fault): Promise<FaultyDynamoDB> => {
-  const sockets = new Set<Socket>();
   const state: FaultyDynamoDB = { endpoint: '', fault, requests: [], close: async () => undefined };
   const server = createServer(async (req, res) => {
     const body = await readJson(req);
@@ -60,27 +59,15 @@ export const startFaultyDynamoDB = async (fault: Fault): Promise<FaultyDynamoDB>
     res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': 'FAKE0REQUEST0ID' });
     res.end(json);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  state.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
+  Object.assign(state, await listenOnLoopback(server));
   return state;
 };
 
 /** An endpoint nothing listens on: a port just freed on loopback. */
 export const closedPort = async (): Promise<string> => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  const { endpoint, close } = await listenOnLoopback(createServer());
+  await close();
+  return endpoint;
 };
 
 /** The longest a call may take on a fault path: well inside the functions' 10 s timeout. */
