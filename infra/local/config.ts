@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { KEY_PATTERN } from '../../shared/domain/api-keys.ts';
 import type { KeyLimits } from '../stages.ts';
+import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../stages.ts';
 
 /** Where `npm start` listens unless PORT and HOST say otherwise (the OpenAPI document names it too). */
 /** 3 attempts × (0.5 s + 2.5 s) + back-off stays inside the functions' 10 s, as deployed. */
@@ -23,7 +24,13 @@ export const Config = z.object({
   HOST: z.string().min(1).default(LOCAL_DEFAULTS.host),
   PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
   PETSTORE_API_KEY: z.string().regex(KEY_PATTERN, 'must be pet_ followed by at least 32 base62 characters').optional(),
-  PETSTORE_AUTHORIZER_CACHE_TTL: z.coerce.number().int().min(0).max(3600).default(0),
+  // As deployed: a revoke flushes the cache (tools/keys/local-stage.ts), so a revoked key is still refused at once.
+  PETSTORE_AUTHORIZER_CACHE_TTL: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS),
   // API Gateway's account-level defaults: the local stage throttles like a deployed one.
   PETSTORE_THROTTLE_RATE: z.coerce.number().positive().default(10_000),
   PETSTORE_THROTTLE_BURST: z.coerce.number().int().min(1).default(5_000),

@@ -11,6 +11,8 @@ export interface LockInfo {
   owner: 'server' | 'key tool';
   /** Set by the server once its embedded DynamoDB listens. */
   dynamodbEndpoint?: string;
+  /** Set by the server once its management endpoint listens (infra/local/management.ts). */
+  managementEndpoint?: string;
 }
 
 export class DataDirInUseError extends Error {

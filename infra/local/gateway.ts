@@ -16,6 +16,7 @@ import { isBinaryMediaType, type OperationId, resourcePath } from '../../shared/
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
+import type { AuthorizerCache } from './authorizer-cache.ts';
 import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
@@ -34,7 +35,8 @@ export interface GatewayOptions {
   stage: string;
   functions: Record<OperationId, LocalFunction<APIGatewayProxyEvent, APIGatewayProxyResult>>;
   authorizer: LocalFunction<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
-  authorizerCacheTtlSeconds: number;
+  /** Its answers per token; the stage flushes it when a key is revoked. */
+  authorizerCache: AuthorizerCache<APIGatewayAuthorizerResult>;
   /** Stage throttling: steady requests per second, and the bucket size. */
   throttle: { rate: number; burst: number };
   /** The usage plan's limits of each key; undefined: none (an API key is still required). */
@@ -51,18 +53,17 @@ class GatewayError extends Error {
 }
 
 export const createGateway = (options: GatewayOptions): RequestListener => {
-  const { stage, functions, authorizer, authorizerCacheTtlSeconds, accessLog } = options;
+  const { stage, functions, authorizer, authorizerCache, accessLog } = options;
   const throttle = createThrottle(options.throttle.rate, options.throttle.burst);
   const keyLimiter = createKeyLimiter(options.keyLimits);
-  const authorizerCache = new Map<string, { policy: APIGatewayAuthorizerResult; expires: number }>();
 
   const authorize = async (
     token: string,
     methodArn: string,
   ): Promise<CallerIdentity & { usageKey: string | undefined }> => {
     let policy = authorizerCache.get(token);
-    if (!policy || policy.expires <= Date.now()) {
-      authorizerCache.delete(token);
+    if (!policy) {
+      const keep = authorizerCache.begin();
       let result: APIGatewayAuthorizerResult;
       try {
         result = await authorizer.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
@@ -74,16 +75,16 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       if (!result?.principalId || !result.policyDocument) {
         throw new GatewayError('AUTHORIZER_CONFIGURATION_ERROR', 'Authorizer returned an invalid response');
       }
-      policy = { policy: result, expires: Date.now() + authorizerCacheTtlSeconds * 1000 };
-      if (authorizerCacheTtlSeconds > 0) authorizerCache.set(token, policy);
+      keep(token, result);
+      policy = result;
     }
     // As API Gateway does, a cached policy is evaluated against every new method ARN.
-    if (!allows(policy.policy, methodArn))
+    if (!allows(policy, methodArn))
       throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
     return {
-      principalId: policy.policy.principalId,
-      context: (policy.policy.context ?? {}) as CallerIdentity['context'],
-      usageKey: policy.policy.usageIdentifierKey ?? undefined,
+      principalId: policy.principalId,
+      context: (policy.context ?? {}) as CallerIdentity['context'],
+      usageKey: policy.usageIdentifierKey ?? undefined,
     };
   };
 

@@ -10,6 +10,7 @@ import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
+import { createAuthorizerCache } from './authorizer-cache.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, LOCAL_FUNCTION_CONCURRENCY, LOCAL_PIPELINE_DEPTH } from './config.ts';
 import { oneRequestAtATimePerConnection } from './connections.ts';
 import { lockDataDir, persistentSecret } from './data-dir.ts';
@@ -19,6 +20,7 @@ import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
 import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
+import { startManagementEndpoint } from './management.ts';
 
 export const STAGE = 'local';
 
@@ -90,11 +92,12 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       ]),
     ),
   ) as GatewayOptions['functions'];
+  const authorizerCache: GatewayOptions['authorizerCache'] = createAuthorizerCache(options.authorizerCacheTtlSeconds);
   const gateway = createGateway({
     stage: STAGE,
     functions,
     authorizer: await loadFunction(`petstore-${STAGE}-authorizer`, AUTHORIZER_ENTRY, functionConcurrency),
-    authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+    authorizerCache,
     throttle: options.throttle,
     keyLimits: options.keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
@@ -107,12 +110,21 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   );
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
+  const management = await startManagementEndpoint(lock.dir, {
+    flushAuthorizerCache: () => authorizerCache.flush(),
+    stats: () => {
+      const { user, system } = process.cpuUsage();
+      return { dynamodbRequests: dynamodb.requests(), cpuMicros: user + system };
+    },
+  });
+  lock.update({ dynamodbEndpoint: dynamodb.endpoint, managementEndpoint: management.endpoint });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve());
     });
   } catch (error) {
+    await management.close();
     await dynamodb.close();
     lock.release();
     throw error;
@@ -131,6 +143,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
+      await management.close();
       await dynamodb.close(); // flushes and closes the store
       markCleanShutdown(lock.dir);
       lock.release();

@@ -1,6 +1,6 @@
 // A revoked key is shut out now, not when API Gateway's authorizer cache (300 s) lets go of
 // it: on a deployed stage, `keys revoke` flushes the stage's authorizer cache right after the
-// key is marked revoked. Every cached answer goes, so each key's next request runs the
+// key is marked revoked (on stage local, the running server's: tools/keys/local-stage.ts). Every cached answer goes, so each key's next request runs the
 // authorizer once more (one GetItem each): the cost of a revoke is a short burst of checks.
 import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
@@ -15,7 +15,12 @@ export const authorizerCacheFlusher =
   };
 
 /** The same keys, whose revoke also flushes the cache; a key that does not exist flushes nothing. */
-export const revokingFlushes = (keys: KeysRepository, flush: FlushAuthorizerCache, stage: string): KeysRepository => ({
+export const revokingFlushes = (
+  keys: KeysRepository,
+  flush: FlushAuthorizerCache,
+  stage: string,
+  retry = `aws apigateway flush-stage-authorizers-cache --rest-api-id <RestApiId output> --stage-name ${stage}`,
+): KeysRepository => ({
   lookup: (key) => keys.lookup(key),
   create: (label) => keys.create(label),
   register: (key, label) => keys.register(key, label),
@@ -28,8 +33,7 @@ export const revokingFlushes = (keys: KeysRepository, flush: FlushAuthorizerCach
     } catch (error) {
       throw new Error(
         `${keyId} is revoked, but flushing the authorizer cache of ${stage} failed (${(error as Error).message}): ` +
-          `it may still be accepted for up to 5 minutes. Retry: aws apigateway flush-stage-authorizers-cache ` +
-          `--rest-api-id <RestApiId output> --stage-name ${stage}`,
+          `it may still be accepted for up to 5 minutes. Retry: ${retry}`,
         { cause: error },
       );
     }

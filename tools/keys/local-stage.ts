@@ -6,11 +6,13 @@ import { Config, keyLimitsOf } from '../../infra/local/config.ts';
 import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import { flushAuthorizerCache } from '../../infra/local/management.ts';
 import type { KeyLimits } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { revokingFlushes } from './authorizer-cache.ts';
 import { fail } from './fail.ts';
 
 export /** Runs `work` against the local stage's keys, through the running server's DynamoDB when there is one. */
@@ -21,7 +23,14 @@ const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Pro
   const owner = readOwner(dataDir);
   if (owner?.owner === 'server') {
     if (!owner.dynamodbEndpoint) fail('the local server is starting; try again in a moment');
-    return work(localKeys(owner.dynamodbEndpoint!));
+    // A revoke flushes the running server's authorizer cache before it returns, as a deployed
+    // stage's flushes API Gateway's. Without a management endpoint yet, the server is not
+    // serving, and its cache is empty.
+    const { managementEndpoint } = owner;
+    const keys = localKeys(owner.dynamodbEndpoint!);
+    if (!managementEndpoint) return work(keys);
+    const flush = () => flushAuthorizerCache(dataDir, managementEndpoint);
+    return work(revokingFlushes(keys, flush, 'local', 'restart the local server (npm start)'));
   }
   let lock: ReturnType<typeof lockDataDir>;
   try {
