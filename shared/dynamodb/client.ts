@@ -44,14 +44,22 @@ const budgetFromEnvironment = (): TimeBudget => {
     : DYNAMODB_TIME_BUDGET;
 };
 
+/**
+ * Per-call steps the functions have no use for: the SDK's logger step (there is no logger;
+ * it still filters every input for it), the User-Agent header (telemetry for AWS), and
+ * Lambda recursion detection (it guards SQS/SNS/Lambda loops, not DynamoDB calls; the trace
+ * header for X-Ray is the Tracer's own).
+ */
+const UNNEEDED_MIDDLEWARE = ['loggerMiddleware', 'getUserAgentMiddleware', 'recursionDetectionMiddleware'];
+
 /** Wraps the plain client before the document client is built on it (X-Ray capture, shared/lambda). */
 export type ClientInstrumentation = (client: DynamoDBClient) => DynamoDBClient;
 
 export const createDocumentClient = (
   budget = DYNAMODB_TIME_BUDGET,
   instrument: ClientInstrumentation = (client) => client,
-): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(
+): DynamoDBDocumentClient => {
+  const client = DynamoDBDocumentClient.from(
     instrument(
       new DynamoDBClient({
         retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
@@ -65,6 +73,9 @@ export const createDocumentClient = (
     ),
     { marshallOptions: { removeUndefinedValues: true } },
   );
+  for (const name of UNNEEDED_MIDDLEWARE) client.middlewareStack.remove(name);
+  return client;
+};
 
 let shared: DynamoDBDocumentClient | undefined;
 /** The container's client, made on first use and reused by every invocation. */

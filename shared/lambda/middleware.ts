@@ -136,12 +136,15 @@ const oneCredential = (): HttpMiddleware => ({
 
 /** RFC 9745 and RFC 8594 headers on every response, and a count of calls per key id. */
 const deprecated = (operation: OperationId, { since, sunset, successor }: Deprecation): HttpMiddleware => {
+  // Fixed for the life of the function: formatted once, at init.
+  const deprecation = `@${Math.floor(since.getTime() / 1000)}`;
+  const sunsetDate = sunset.toUTCString();
   const addHeaders = ({ event, response }: HttpRequest) => {
     if (!response) return;
     response.headers = {
       ...response.headers,
-      Deprecation: `@${Math.floor(since.getTime() / 1000)}`,
-      Sunset: sunset.toUTCString(),
+      Deprecation: deprecation,
+      Sunset: sunsetDate,
       Link: `<${versionRoot(event)}${successor}>; rel="successor-version"`,
     };
   };
