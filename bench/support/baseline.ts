@@ -1,9 +1,11 @@
 // The baseline: a bare HTTP server that makes the same DynamoDB call as each
-// operation, through the same client, with no gateway, middleware, validation or
-// auth. The local server's overhead is whatever it costs beyond this.
+// operation, with no gateway, middleware, validation or auth. The local server's
+// overhead is whatever it costs beyond this. In-process beside a stage (target.ts) it
+// shares the functions' client; as its own process (bare-server.ts), a plain one.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Pet } from '../../shared/api/schemas.ts';
 import { documentClient } from '../../shared/dynamodb/client.ts';
@@ -18,12 +20,19 @@ export interface BaselineServer {
   close(): Promise<void>;
 }
 
-export const startBaselineServer = async (): Promise<BaselineServer> => {
-  const client = documentClient();
+export interface BaselineOptions {
+  client?: DynamoDBDocumentClient;
+  /** Answers `GET /__stats` with what it returns. */
+  stats?: () => unknown;
+}
+
+export const startBaselineServer = async (options: BaselineOptions = {}): Promise<BaselineServer> => {
+  const client = options.client ?? documentClient();
   const TableName = tableName(petsTable);
   let nextId = BASELINE_FIRST_ID;
 
   const answer = async (method: string, url: URL, body: string): Promise<[number, unknown]> => {
+    if (options.stats && url.pathname === '/__stats') return [200, options.stats()];
     const getMatch = /^\/pets\/(\d+)$/.exec(url.pathname);
     if (method === 'GET' && getMatch) {
       const { Item } = await client.send(new GetCommand({ TableName, Key: { id: Number(getMatch[1]) } }));

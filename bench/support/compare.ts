@@ -8,8 +8,11 @@ import { type RequestSpec, runLoad } from '../../test/support/http-load.ts';
 import { type LatencySummary, median, ratio, round, summarize } from './stats.ts';
 import { countDelta, type Target } from './target-protocol.ts';
 
+/** What a side's server process tells about itself: its DynamoDB requests and CPU time so far. */
+type Measured = Pick<Target, 'requests' | 'cpu'>;
+
 export interface Side {
-  target: Target;
+  target: Measured;
   baseUrl: string;
   request: (i: number) => RequestSpec;
   /** The status every answer must have; anything else is a failed request. */
@@ -17,7 +20,7 @@ export interface Side {
 }
 
 export interface SideFigures extends LatencySummary {
-  /** DynamoDB requests per API request, counted by the client middleware, by `Command table`. */
+  /** DynamoDB requests per API request, by `Command table` (client middleware) or operation (on the wire). */
   dynamodbRequestsPerRequest: Record<string, number>;
   /** CPU time of the server process per request (its embedded DynamoDB included): less noisy than latency. */
   cpuMsPerRequest: number;
@@ -32,8 +35,13 @@ export interface Comparison {
   /** Median over rounds of measured ÷ reference, and each round's own ratio. */
   p50Ratio: number;
   p99Ratio: number;
+  /** Requests per second and CPU time per request, measured ÷ reference, the same way. */
+  rpsRatio: number;
+  cpuRatio: number;
   p50RatioPerRound: number[];
   p99RatioPerRound: number[];
+  rpsRatioPerRound: number[];
+  cpuRatioPerRound: number[];
 }
 
 export interface CompareOptions {
@@ -51,7 +59,11 @@ interface Tally {
   cpuMicros: number;
 }
 
-const run = async (side: Side, options: CompareOptions, durationMs: number, tally?: Tally): Promise<LatencySummary> => {
+interface RoundResult extends LatencySummary {
+  cpuMicrosPerRequest: number;
+}
+
+const run = async (side: Side, options: CompareOptions, durationMs: number, tally?: Tally): Promise<RoundResult> => {
   const before = await side.target.requests();
   const cpuBefore = await side.target.cpu();
   const result = await runLoad({
@@ -71,7 +83,8 @@ const run = async (side: Side, options: CompareOptions, durationMs: number, tall
       if (Number(status) !== side.expectedStatus) tally.failed += n;
     for (const [key, n] of Object.entries(delta)) tally.requests[key] = (tally.requests[key] ?? 0) + n;
   }
-  return summarize(result.latencies, result.elapsedMs);
+  const summary = summarize(result.latencies, result.elapsedMs);
+  return { ...summary, cpuMicrosPerRequest: cpuMicros / Math.max(1, summary.requests) };
 };
 
 export const compare = async (
@@ -84,13 +97,17 @@ export const compare = async (
   const sides = [reference, measured] as const;
   const p50RatioPerRound: number[] = [];
   const p99RatioPerRound: number[] = [];
+  const rpsRatioPerRound: number[] = [];
+  const cpuRatioPerRound: number[] = [];
   for (const side of sides) await run(side, options, options.warmupMs);
   for (let r = 0; r < options.rounds; r++) {
     const order = r % 2 === 0 ? [0, 1] : [1, 0];
-    const results: LatencySummary[] = [];
+    const results: RoundResult[] = [];
     for (const i of order) results[i] = await run(sides[i]!, options, options.roundMs, tallies[i]);
     p50RatioPerRound.push(ratio(results[1]!.p50, results[0]!.p50));
     p99RatioPerRound.push(ratio(results[1]!.p99, results[0]!.p99));
+    rpsRatioPerRound.push(ratio(results[1]!.requestsPerSecond, results[0]!.requestsPerSecond));
+    cpuRatioPerRound.push(ratio(results[1]!.cpuMicrosPerRequest, results[0]!.cpuMicrosPerRequest));
   }
   return {
     name,
@@ -98,8 +115,12 @@ export const compare = async (
     measured: figures(tallies[1]),
     p50Ratio: round(median(p50RatioPerRound)),
     p99Ratio: round(median(p99RatioPerRound)),
+    rpsRatio: round(median(rpsRatioPerRound)),
+    cpuRatio: round(median(cpuRatioPerRound)),
     p50RatioPerRound,
     p99RatioPerRound,
+    rpsRatioPerRound,
+    cpuRatioPerRound,
   };
 };
 

@@ -1,7 +1,7 @@
 // Percentiles and the printed table. Latencies are in milliseconds.
 
 /** The p-th percentile (0–100) by nearest rank: a value that was actually measured. */
-const percentile = (sorted: readonly number[], p: number): number => {
+export const percentile = (sorted: readonly number[], p: number): number => {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;

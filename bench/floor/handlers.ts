@@ -1,0 +1,67 @@
+// The floor: bare Lambda handlers that make the very DynamoDB call of each function
+// with a DocumentClient made at init, and return JSON. No middleware, validation,
+// logging or metrics. Bundled like the functions (bench/support/bundles.ts), they are
+// what a function costs at the least; the handler benchmarks set each function against them.
+
+import { createHash } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { putNewPet } from '../../shared/dynamodb/pets-repository.ts';
+
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const pets = process.env.PETS_TABLE_NAME;
+const keys = process.env.KEYS_TABLE_NAME;
+let nextId = Date.now() * 1000;
+
+const reply = (statusCode: number, body: unknown) => ({
+  statusCode,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+export const getPet = async (event: APIGatewayProxyEvent) => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: pets, Key: { id: Number(event.pathParameters?.petId) } }),
+  );
+  return Item ? reply(200, Item) : reply(404, { message: 'not found' });
+};
+
+export const listPets = async (event: APIGatewayProxyEvent) => {
+  const limit = Number(event.queryStringParameters?.limit ?? 20);
+  const status = event.queryStringParameters?.status;
+  const { Items = [] } = await client.send(
+    status
+      ? new QueryCommand({
+          TableName: pets,
+          IndexName: 'byStatus',
+          Limit: limit + 1,
+          KeyConditionExpression: '#status = :status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status },
+        })
+      : new ScanCommand({ TableName: pets, Limit: limit + 1 }),
+  );
+  return reply(200, Items.slice(0, limit));
+};
+
+export const createPet = async (event: APIGatewayProxyEvent) => {
+  const pet = { id: nextId++, status: 'available', ...JSON.parse(event.body ?? '{}') };
+  await client.send(putNewPet(pets!, pet));
+  return reply(201, pet);
+};
+
+export const authorizer = async (event: APIGatewayTokenAuthorizerEvent) => {
+  const key = event.authorizationToken.slice('Bearer '.length);
+  const { Item } = await client.send(
+    new GetCommand({ TableName: keys, Key: { keyHash: createHash('sha256').update(key).digest('hex') } }),
+  );
+  if (!Item || Item.revokedAt) throw new Error('Unauthorized');
+  return {
+    principalId: Item.keyId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
+    },
+  };
+};

@@ -1,0 +1,240 @@
+// Each Lambda handler alone, warm, in its own process, against the floor (bench/floor/
+// handlers.ts): both bundled as the stack bundles them, both talking to the same embedded
+// DynamoDB, which runs in this process so that its CPU is counted on neither side. The
+// two take turns, round after round; a ratio is the median of the rounds' ratios.
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUNDLING_BANNER } from '../../infra/constructs/api-function.ts';
+import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
+import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
+import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { keysTable, tables } from '../../shared/dynamodb/tables.ts';
+import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+import { buildBundle } from './bundles.ts';
+import { proxyEvent, tokenEvent } from './handler-events.ts';
+import type { HostRequest, RunResult } from './handler-host.ts';
+import { SEED_FIRST_ID, seedPets } from './seed.ts';
+import { median, percentile, ratio, round } from './stats.ts';
+
+export type FunctionName = OperationId | 'authorizer';
+const HOST = fileURLToPath(new URL('./handler-host.ts', import.meta.url));
+const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SEEDED = 1_000;
+
+export interface HandlerOptions {
+  rounds: number;
+  invocationsPerRound: number;
+  warmupInvocations: number;
+}
+
+export interface HandlerFigures {
+  function: FunctionName;
+  /** Medians over rounds, per invocation. */
+  cpuMs: number;
+  floorCpuMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  floorP50Ms: number;
+  floorP99Ms: number;
+  /** Median over rounds of the round's function ÷ floor. */
+  cpuRatio: number;
+  p50Ratio: number;
+  p99Ratio: number;
+  cpuRatioPerRound: number[];
+}
+
+interface BenchEnvironment {
+  endpoint: string;
+  /** Builds a bundle of each function and of the floor; returns the file of each. */
+  bundles: Record<FunctionName, { function: string; floor: string }>;
+  events: Record<FunctionName, unknown>;
+  environment: (name: FunctionName) => NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+const entries: Record<FunctionName, string> = {
+  ...(Object.fromEntries(routes.map((r) => [r.operationId, r.entry])) as Record<OperationId, string>),
+  authorizer: AUTHORIZER_ENTRY,
+};
+const FUNCTIONS = Object.keys(entries) as FunctionName[];
+
+/** The embedded DynamoDB with 1,000 animals and one key, the bundles, and the events. */
+export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
+  const work = mkdtempSync(join(tmpdir(), 'petstore-handlers-'));
+  const dynamodb = await startEmbeddedDynamoDB(work);
+  await ensureTables(dynamodb.endpoint);
+  await seedPets(dynamodb.endpoint, 0, SEEDED);
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamodb.endpoint;
+  Object.assign(process.env, LOCAL_AWS_ENV);
+  const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
+
+  const out = join(REPOSITORY_ROOT, 'cdk.out', 'bench-handlers');
+  const floor = await buildBundle(FLOOR_ENTRY, join(out, 'floor'), BUNDLING_BANNER, 'bundled');
+  const bundles = Object.fromEntries(
+    await Promise.all(
+      FUNCTIONS.map(async (name) => [
+        name,
+        { function: await buildBundle(entries[name], join(out, name), BUNDLING_BANNER, 'bundled'), floor },
+      ]),
+    ),
+  ) as BenchEnvironment['bundles'];
+
+  let created = 0;
+  const events: Record<FunctionName, unknown> = {
+    getPet: proxyEvent('getPet', keyId, {
+      path: `/pets/${SEED_FIRST_ID + 42}`,
+      pathParameters: { petId: String(SEED_FIRST_ID + 42) },
+    }),
+    listPets: proxyEvent('listPets', keyId, { path: '/pets', query: { limit: '20' } }),
+    createPet: proxyEvent('createPet', keyId, {
+      path: '/pets',
+      body: JSON.stringify({ name: `Bench ${created++}`, categoryId: 7, status: 'available' }),
+    }),
+    authorizer: tokenEvent(key),
+  };
+  // What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF lines on, as deployed.
+  const environment = (name: FunctionName): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    ...LOCAL_AWS_ENV,
+    AWS_DEFAULT_REGION: LOCAL_AWS_ENV.AWS_REGION,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+    AWS_LAMBDA_FUNCTION_NAME: `petstore-staging-${name}`,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    ...powertoolsEnvironment('staging', 'INFO'),
+    ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
+    ...(name === 'listPets' && { CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' }),
+  });
+  return {
+    endpoint: dynamodb.endpoint,
+    bundles,
+    events,
+    environment,
+    close: async () => {
+      await dynamodb.close();
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+};
+
+export interface Host {
+  call<T>(request: HostRequest): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/** A fresh process holding one handler: `exportName` of `file`. Its log lines go nowhere we read. */
+export const startHost = (file: string, exportName: string, event: unknown, env: NodeJS.ProcessEnv): Promise<Host> => {
+  const child: ChildProcess = fork(HOST, [file, exportName, JSON.stringify(event)], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: [],
+  });
+  let nextId = 0;
+  const pending = new Map<number, (value: unknown) => void>();
+  child.on('message', (message: { id?: number; result?: unknown }) => {
+    if (message.id === undefined) return;
+    pending.get(message.id)?.(message.result);
+    pending.delete(message.id);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`handler host for ${file} exited with ${code}`)));
+    child.once('message', () =>
+      resolve({
+        call: <T>(request: HostRequest) =>
+          new Promise<T>((done) => {
+            const id = nextId++;
+            pending.set(id, done as (value: unknown) => void);
+            child.send({ ...request, id });
+          }),
+        stop: async () => {
+          child.send({ type: 'stop', id: -1 });
+          await exited;
+        },
+      }),
+    );
+  });
+};
+
+const failed = (result: RunResult) => {
+  const last = result.last as { statusCode?: number; principalId?: string; error?: string };
+  return last.error !== undefined || (last.statusCode !== undefined && last.statusCode >= 400);
+};
+
+/** One function against the floor, warm, in alternating rounds. */
+const measureHandler = async (
+  env: BenchEnvironment,
+  name: FunctionName,
+  options: HandlerOptions,
+): Promise<HandlerFigures> => {
+  const { function: file, floor } = env.bundles[name];
+  const sides = await Promise.all([
+    startHost(floor, name, env.events[name], env.environment(name)),
+    startHost(file, 'handler', env.events[name], env.environment(name)),
+  ]);
+  try {
+    const cpu: [number[], number[]] = [[], []];
+    const p50: [number[], number[]] = [[], []];
+    const p99: [number[], number[]] = [[], []];
+    for (const side of sides) await side.call<RunResult>({ type: 'run', invocations: options.warmupInvocations });
+    for (let round = 0; round < options.rounds; round++) {
+      for (const i of round % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+        const result = await sides[i]!.call<RunResult>({ type: 'run', invocations: options.invocationsPerRound });
+        if (failed(result))
+          throw new Error(`${name} (${i === 0 ? 'floor' : 'function'}) failed: ${JSON.stringify(result.last)}`);
+        const sorted = result.wallMs.sort((a, b) => a - b);
+        cpu[i].push(result.cpuMicros / 1000 / options.invocationsPerRound);
+        p50[i].push(percentile(sorted, 50));
+        p99[i].push(percentile(sorted, 99));
+      }
+    }
+    const ratios = (values: [number[], number[]]) => values[1].map((v, r) => ratio(v, values[0][r]!));
+    return {
+      function: name,
+      cpuMs: round(median(cpu[1]), 3),
+      floorCpuMs: round(median(cpu[0]), 3),
+      p50Ms: round(median(p50[1]), 3),
+      p99Ms: round(median(p99[1]), 3),
+      floorP50Ms: round(median(p50[0]), 3),
+      floorP99Ms: round(median(p99[0]), 3),
+      cpuRatio: median(ratios(cpu)),
+      p50Ratio: median(ratios(p50)),
+      p99Ratio: median(ratios(p99)),
+      cpuRatioPerRound: ratios(cpu),
+    };
+  } finally {
+    await Promise.all(sides.map((side) => side.stop()));
+  }
+};
+
+const HANDLER_OPTIONS: HandlerOptions = {
+  rounds: Number(process.env.HANDLER_ROUNDS ?? 7),
+  invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 400),
+  warmupInvocations: 300,
+};
+
+/** Every function (or those named in `only`) against the floor, one after another. */
+export const measureHandlers = async (
+  options: HandlerOptions = HANDLER_OPTIONS,
+  only?: readonly string[],
+  log: (message: string) => void = console.error,
+): Promise<HandlerFigures[]> => {
+  const env = await prepareHandlerBench();
+  const figures: HandlerFigures[] = [];
+  try {
+    for (const name of FUNCTIONS.filter((f) => !only || only.includes(f))) {
+      log(`measuring ${name} alone against the floor`);
+      figures.push(await measureHandler(env, name, options));
+    }
+  } finally {
+    await env.close();
+  }
+  return figures;
+};

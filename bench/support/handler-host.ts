@@ -1,0 +1,76 @@
+// One Lambda execution environment, for bench/handlers.ts: imports a bundle as the
+// runtime does at init, then on request runs its handler warm, one invocation after
+// another as on-demand Lambda does, and answers with the CPU time and wall times taken.
+// `{ type: 'first' }` times the import and the first invocation (bench/cold-start.ts).
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+export type HostRequest = { type: 'run'; invocations: number } | { type: 'first' } | { type: 'stop' };
+export interface RunResult {
+  cpuMicros: number;
+  wallMs: number[];
+  /** What the last invocation answered, to check the work was done. */
+  last: unknown;
+}
+
+const [file, exportName, eventJson] = process.argv.slice(2) as [string, string, string];
+const event = JSON.parse(eventJson) as unknown;
+const imported = performance.now();
+const module = (await import(pathToFileURL(file).href)) as Record<string, Handler>;
+const importMs = performance.now() - imported;
+const handler = module[exportName]!;
+const FUNCTION_NAME = process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'bench';
+
+const context = () => {
+  const deadline = Date.now() + 10_000;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: FUNCTION_NAME,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${FUNCTION_NAME}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${FUNCTION_NAME}`,
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+  };
+};
+
+const invoke = (input = structuredClone(event)) => handler(input, context());
+
+const run = async (invocations: number): Promise<RunResult> => {
+  // A fresh event per invocation, as the runtime parses each anew, made before the clock starts.
+  const events = Array.from({ length: invocations }, () => structuredClone(event));
+  const wallMs: number[] = [];
+  let last: unknown;
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < invocations; i++) {
+    const begun = performance.now();
+    try {
+      last = await invoke(events[i]);
+    } catch (error) {
+      last = { error: (error as Error).message };
+    }
+    wallMs.push(performance.now() - begun);
+  }
+  const { user, system } = process.cpuUsage(cpu);
+  return { cpuMicros: user + system, wallMs, last };
+};
+
+process.on('message', async (message: HostRequest & { id: number }) => {
+  switch (message.type) {
+    case 'run':
+      process.send!({ id: message.id, result: await run(message.invocations) });
+      return;
+    case 'first': {
+      const begun = performance.now();
+      const last = await invoke().catch((error: Error) => ({ error: error.message }));
+      process.send!({ id: message.id, result: { importMs, firstMs: performance.now() - begun, last } });
+      return;
+    }
+    case 'stop':
+      process.exit(0);
+  }
+});
+process.send!({ type: 'ready' });
