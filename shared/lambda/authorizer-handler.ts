@@ -8,8 +8,14 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { AuthFailureReason } from '../observability/metric-names.ts';
-import { logger, metrics, tracer } from '../observability/powertools.ts';
-import { annotateTrace, elapsedMs, logAuthorizerSummary, recordMetric } from '../observability/telemetry.ts';
+import { logger, tracer } from '../observability/powertools.ts';
+import {
+  annotateTrace,
+  elapsedMs,
+  logAuthorizerSummary,
+  recordColdStart,
+  recordMetric,
+} from '../observability/telemetry.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
 type Result = APIGatewayAuthorizerResult;
@@ -36,7 +42,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
   return {
     before: ({ context, internal }) => {
       internal.startedAt = performance.now();
-      metrics.captureColdStartMetric(context.functionName);
+      recordColdStart(context.functionName);
     },
     after: ({ event, response, internal }) => {
       const keyId = response?.principalId;

@@ -28,6 +28,7 @@ import {
   annotateTrace,
   elapsedMs,
   logRequestSummary,
+  recordColdStart,
   recordMetric,
 } from '../observability/telemetry.ts';
 import { bodyBytes, json, versionRoot } from './http.ts';
@@ -70,11 +71,12 @@ const requestContext = (operation: OperationId): HttpMiddleware => ({
 
 /**
  * One summary line and the request metrics, whatever the outcome. Powertools adds
- * `cold_start` to the line (injectLambdaContext) and the ColdStart metric (logMetrics).
+ * `cold_start` to the line (injectLambdaContext); the ColdStart metric is recordColdStart's.
  */
 const requestSummary = (operation: OperationId): HttpMiddleware => {
   const before = (request: HttpRequest) => {
     request.internal.startedAt = performance.now();
+    recordColdStart(request.context.functionName);
   };
   const finish = (request: HttpRequest) => {
     const status = request.response?.statusCode ?? 500;
@@ -166,7 +168,7 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
     .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the Authorization header.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(logMetrics(metrics))
     .use(requestContext(operationId))
     .use(requestSummary(operationId));
   // Registered before errorHandler so that its onError runs after the Error body exists.

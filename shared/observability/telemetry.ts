@@ -22,14 +22,14 @@ type Dimensions = Partial<Record<MetricDimension, string>>;
 /**
  * A second Metrics of the container for metrics written at once, with other dimensions
  * than the invocation's line. Reused: metrics.singleMetric() builds a new Metrics per
- * call, which costs about 20 times more. Made on first use, once the environment is set.
+ * call, which costs about 20 times more. Made at init, not on the first invocation,
+ * which a cold start waits for.
  */
-let immediate: Metrics | undefined;
+const immediate = new Metrics();
 
 /** Writes one metric now, on its own EMF line. */
 export const recordMetric = (key: MetricKey, dimensions: Dimensions, value = 1): void => {
   assertDimensions(key, dimensions);
-  immediate ??= new Metrics();
   // Synchronous from the first add to the publish: side-by-side invocations cannot interleave.
   for (const [name, dimensionValue] of Object.entries(dimensions)) immediate.addDimension(name, dimensionValue);
   immediate.addMetric(METRICS[key].name, METRICS[key].unit as MetricUnit, value);
@@ -46,6 +46,20 @@ export const addInvocationMetrics = (dimensions: Dimensions, values: Partial<Rec
   for (const [key, value] of Object.entries(values) as [MetricKey, number][]) {
     metrics.addMetric(METRICS[key].name, METRICS[key].unit as MetricUnit, value);
   }
+};
+
+/** As Powertools decides it (its Utility class): only an on-demand environment's first invocation. */
+let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
+
+/**
+ * Powertools' ColdStart metric, as `captureColdStartMetric` writes it (the same name,
+ * `service` and `function_name`), through the reused Metrics above: Powertools' own
+ * builds a new Metrics (singleMetric) on the first invocation, which a cold start waits for.
+ */
+export const recordColdStart = (functionName: string): void => {
+  if (!coldStart) return;
+  coldStart = false;
+  recordMetric('coldStart', { function_name: functionName });
 };
 
 export const logRequestSummary = (summary: RequestSummary): void =>
