@@ -1,5 +1,5 @@
-// The container's repositories, built on first use from the environment the stack
-// sets, and reused by every invocation.
+// The container's DynamoDB client, made at init, and its repositories, built on first
+// use from the environment the stack sets; all reused by every invocation.
 import { type CursorCodec, createCursorCodec } from '../domain/cursor.ts';
 import type { KeysRepository, PetsRepository } from '../domain/stores.ts';
 import { documentClient } from '../dynamodb/client.ts';
@@ -22,18 +22,23 @@ const cursors: CursorCodec = {
   decode: (cursor, status) => codec().decode(cursor, status),
 };
 
-/** Every DynamoDB call a subsegment of the invocation's trace (when tracing is on). */
+/**
+ * Made at init (module top level), not on the first invocation, which a cold start waits
+ * for. The repositories stay made on first use: cheap, and they need the table names, which
+ * a bundle loaded on its own lacks. Every DynamoDB call a subsegment of the invocation's
+ * trace (when tracing is on).
+ */
 const traced = tracer;
-const client = () => documentClient(traced && ((plain) => traced.captureAWSv3Client(plain)));
+const client = documentClient(traced && ((plain) => traced.captureAWSv3Client(plain)));
 
 let pets: PetsRepository | undefined;
 export const petsRepository = (): PetsRepository =>
   (pets ??= createPetsRepository({
-    client: client(),
+    client,
     petsTableName: tableName(petsTable),
     countersTableName: tableName(countersTable),
     cursors,
   }));
 
 let keys: KeysRepository | undefined;
-export const keysRepository = (): KeysRepository => (keys ??= createKeysRepository(client(), tableName(keysTable)));
+export const keysRepository = (): KeysRepository => (keys ??= createKeysRepository(client, tableName(keysTable)));
