@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { AccessLogLine } from '../infra/access-log.ts';
+import { createAuthorizerCache } from '../infra/local/authorizer-cache.ts';
 import { createGateway } from '../infra/local/gateway.ts';
 import { generateKey } from '../shared/domain/api-keys.ts';
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
         },
       }),
     },
-    authorizerCacheTtlSeconds: 0,
+    authorizerCache: createAuthorizerCache(0),
     throttle: { rate: 1000, burst: 1000 },
     accessLog: (line) => accessLog.push(line),
   });

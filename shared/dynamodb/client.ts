@@ -46,11 +46,11 @@ const budgetFromEnvironment = (): TimeBudget => {
 
 /**
  * Per-call steps the functions have no use for: the SDK's logger step (there is no logger;
- * it still filters every input for it), the User-Agent header (telemetry for AWS), and
- * Lambda recursion detection (it guards SQS/SNS/Lambda loops, not DynamoDB calls; the trace
- * header for X-Ray is the Tracer's own).
+ * it still filters every input for it) and Lambda recursion detection (it guards SQS/SNS/
+ * Lambda loops, not DynamoDB calls; the trace header for X-Ray is the Tracer's own). The
+ * User-Agent step stays: Powertools' Idempotency places its own step after it.
  */
-const UNNEEDED_MIDDLEWARE = ['loggerMiddleware', 'getUserAgentMiddleware', 'recursionDetectionMiddleware'];
+const UNNEEDED_MIDDLEWARE = ['loggerMiddleware', 'recursionDetectionMiddleware'];
 
 /** Wraps the plain client before the document client is built on it (X-Ray capture, shared/lambda). */
 export type ClientInstrumentation = (client: DynamoDBClient) => DynamoDBClient;
