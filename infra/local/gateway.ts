@@ -17,6 +17,7 @@ import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
 import type { AuthorizerCache } from './authorizer-cache.ts';
+import { allows } from './authorizer-policy.ts';
 import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
@@ -232,40 +233,6 @@ const writeResult = (res: ServerResponse, requestId: string, result: APIGatewayP
   res.writeHead(result.statusCode, headers);
   res.end(body);
 };
-
-type PolicyStatement = { Effect: string; Action?: string | string[]; Resource?: string | string[] };
-
-/**
- * IAM-style evaluation of the authorizer's policy: an explicit Deny wins, else an Allow must
- * match. Compiled once per policy: a cached policy is evaluated on every request.
- */
-const compiledPolicies = new WeakMap<APIGatewayAuthorizerResult, (methodArn: string) => boolean>();
-const allows = (result: APIGatewayAuthorizerResult, methodArn: string): boolean => {
-  let evaluate = compiledPolicies.get(result);
-  if (!evaluate) {
-    evaluate = compilePolicy(result);
-    compiledPolicies.set(result, evaluate);
-  }
-  return evaluate(methodArn);
-};
-
-const compilePolicy = (result: APIGatewayAuthorizerResult): ((methodArn: string) => boolean) => {
-  const patterns = (effect: string) =>
-    (result.policyDocument.Statement as PolicyStatement[])
-      .filter(
-        (s) =>
-          s.Effect === effect &&
-          s.Resource !== undefined &&
-          [s.Action ?? []].flat().some((a) => ['execute-api:Invoke', 'execute-api:*', '*'].includes(a)),
-      )
-      .flatMap((s) => [s.Resource!].flat())
-      .map((pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`));
-  const deny = patterns('Deny');
-  const allow = patterns('Allow');
-  return (methodArn) => !deny.some((p) => p.test(methodArn)) && allow.some((p) => p.test(methodArn));
-};
-
-const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
 /** A gateway response written straight to a connection Node's HTTP server gave up on; then closes it. */
 const answerRaw = (socket: Duplex, type: GatewayResponseType, message: string): void => {
