@@ -236,6 +236,23 @@ describe('bodies that are not a JSON object: 400', () => {
   });
 });
 
+describe('escapes of UTF-16 surrogates', () => {
+  test('a pair is one character, stored as sent', async () => {
+    const result = await functions.invoke(jsonPost('{"name": "Dog \\ud83d\\udc36", "categoryId": 1}'));
+    expect(result.statusCode).toBe(201);
+    expect(bodyOf(result).name).toBe('Dog \u{1f436}');
+  });
+
+  test.each([
+    ['a lone high surrogate', '{"name": "Dog \\uD83D", "categoryId": 1}'],
+    ['a lone low surrogate in a field name', '{"name": "Dog", "categoryId": 1, "\\udc36": 1}'],
+    ['a pair in the wrong order', '{"name": "Dog \\udc36\\ud83d", "categoryId": 1}'],
+  ])('%s: 400', async (_, body) => {
+    const result = await functions.invoke(jsonPost(body, {}, 'req-surrogate'));
+    expect(expectError(result, 400, 'BAD_REQUEST', 'req-surrogate').details?.[0]?.field).toBe('body');
+  });
+});
+
 describe('success responses', () => {
   test('createPet: 201, the four fields, status defaulted, and a Location below the stage', async () => {
     const result = await functions.invoke(jsonPost(JSON.stringify({ name: '  Bella ', categoryId: 9007199254740991 })));

@@ -11,7 +11,7 @@ import {
   SERVICE_NAME,
 } from '../../shared/observability/metric-names.ts';
 
-/** A function's EMF metric: exactly its declared dimensions, plus Powertools' `service`. */
+/** A function's EMF metric: exactly its declared dimensions, plus `service`, as Powertools names it. */
 export const emfMetric = (
   stage: string,
   key: MetricKey,

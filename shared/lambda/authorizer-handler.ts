@@ -1,5 +1,5 @@
 // The middy chain of the TOKEN authorizer, beside httpHandler (middleware.ts): context
-// for the logs, one summary line per invocation (never the token), the AuthFailures
+// for the logs, one summary line per invocation (never the token) carrying the AuthFailures
 // metric and Powertools' ColdStart metric. A refusal is a thrown KeyRefused, which API
 // Gateway turns into a 401; any other fault's stack goes to the log and API Gateway
 // answers 503 (AUTHORIZER_FAILURE).
@@ -11,10 +11,11 @@ import type { AuthFailureReason } from '../observability/metric-names.ts';
 import { logger, tracer } from '../observability/powertools.ts';
 import {
   annotateTrace,
+  coldStartMetrics,
   elapsedMs,
   logAuthorizerSummary,
-  recordColdStart,
-  recordMetric,
+  type MetricRecord,
+  metric,
 } from '../observability/telemetry.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
@@ -39,33 +40,33 @@ const AUTHORIZER_OPERATION = 'authorizer';
 const authorizerTelemetry = (): AuthorizerMiddleware => {
   // Per request (request.internal), not per module: invocations may run side by side.
   const latencyOf = (internal: Record<string, unknown>) => elapsedMs(internal.startedAt as number);
+  const metricsOf = (internal: Record<string, unknown>) => internal.metrics as MetricRecord[];
   return {
     before: ({ context, internal }) => {
       internal.startedAt = performance.now();
-      recordColdStart(context.functionName);
+      internal.metrics = coldStartMetrics(context.functionName);
     },
     after: ({ event, response, internal }) => {
       const keyId = response?.principalId;
       annotateTrace({ operation: AUTHORIZER_OPERATION, keyId });
-      logAuthorizerSummary({ outcome: 'allow', keyId, latencyMs: latencyOf(internal), methodArn: event.methodArn });
+      logAuthorizerSummary(
+        { outcome: 'allow', keyId, latencyMs: latencyOf(internal), methodArn: event.methodArn },
+        metricsOf(internal),
+      );
     },
     onError: ({ event, error, internal }) => {
       const latencyMs = latencyOf(internal);
       if (error instanceof KeyRefused) {
         annotateTrace({ operation: AUTHORIZER_OPERATION, keyId: error.keyId });
-        logAuthorizerSummary({
-          outcome: 'deny',
-          reason: error.reason,
-          keyId: error.keyId,
-          latencyMs,
-          methodArn: event.methodArn,
-        });
-        recordMetric('authFailures', { reason: error.reason });
+        logAuthorizerSummary(
+          { outcome: 'deny', reason: error.reason, keyId: error.keyId, latencyMs, methodArn: event.methodArn },
+          [...metricsOf(internal), metric('authFailures', { reason: error.reason })],
+        );
         return;
       }
       annotateTrace({ operation: AUTHORIZER_OPERATION });
       logger.error('authorizer fault', { error });
-      logAuthorizerSummary({ outcome: 'error', latencyMs, methodArn: event.methodArn });
+      logAuthorizerSummary({ outcome: 'error', latencyMs, methodArn: event.methodArn }, metricsOf(internal));
     },
   };
 };

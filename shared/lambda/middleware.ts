@@ -8,7 +8,6 @@
 // and metrics per request, the contract's Error body for every failure, and the
 // body size limit.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -22,16 +21,16 @@ import {
 import { type Deprecation, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
-import { logger, metrics, tracer } from '../observability/powertools.ts';
+import { logger, tracer } from '../observability/powertools.ts';
 import {
-  addInvocationMetrics,
   annotateTrace,
+  coldStartMetrics,
   elapsedMs,
   logRequestSummary,
-  recordColdStart,
-  recordMetric,
+  type MetricRecord,
+  metric,
 } from '../observability/telemetry.ts';
-import { bodyBytes, json, versionRoot } from './http.ts';
+import { headerValues, json, versionRoot } from './http.ts';
 
 type Event = APIGatewayProxyEvent;
 type Result = APIGatewayProxyResult;
@@ -55,44 +54,39 @@ const asHttpError = (error: unknown): HttpError | undefined =>
 const errorCodeOf = (error: unknown): ErrorCode | undefined =>
   error === undefined || error === null ? undefined : (asHttpError(error)?.code ?? 'INTERNAL_ERROR');
 
-/**
- * Every log line of the request names the API Gateway request id (the client's
- * requestId, which the access log names too) and the key id, so one saved query
- * finds all of a request's lines.
- */
-const requestContext = (operation: OperationId): HttpMiddleware => ({
-  before: ({ event }) => {
-    const { requestId } = event.requestContext;
-    logger.appendKeys({ requestId, keyId: keyIdOf(event) });
-    // The same three on the trace: X-Ray finds it by `annotation.requestId = "…"` (docs/runbook.md).
-    annotateTrace({ operation, keyId: keyIdOf(event), requestId });
-  },
-});
+/** Metrics a middleware adds to the request's summary line (request.internal: per request, never per module). */
+const metricsOf = (request: HttpRequest): MetricRecord[] => ((request.internal.metrics as MetricRecord[]) ??= []);
 
 /**
- * One summary line and the request metrics, whatever the outcome. Powertools adds
- * `cold_start` to the line (injectLambdaContext); the ColdStart metric is recordColdStart's.
+ * Every log line of the request names the API Gateway request id (the client's requestId,
+ * which the access log names too) and the key id, so one saved query finds all of a request's
+ * lines; the trace carries them too. Then one summary line per request, whatever the outcome,
+ * carrying the request's metrics (EMF). Powertools adds `cold_start` to the line
+ * (injectLambdaContext); the ColdStart metric is ours.
  */
-const requestSummary = (operation: OperationId): HttpMiddleware => {
+const requestTelemetry = (operation: OperationId): HttpMiddleware => {
   const before = (request: HttpRequest) => {
     request.internal.startedAt = performance.now();
-    recordColdStart(request.context.functionName);
+    const { requestId } = request.event.requestContext;
+    const keyId = keyIdOf(request.event);
+    logger.appendKeys({ requestId, keyId });
+    // X-Ray finds the trace by `annotation.requestId = "…"` (docs/runbook.md).
+    annotateTrace({ operation, keyId, requestId });
+    metricsOf(request).push(...coldStartMetrics(request.context.functionName));
   };
   const finish = (request: HttpRequest) => {
     const status = request.response?.statusCode ?? 500;
     const errorCode = errorCodeOf(request.error);
     const latencyMs = elapsedMs(request.internal.startedAt as number);
     const { requestId } = request.event.requestContext;
-    logRequestSummary({ operation, status, errorCode, latencyMs, keyId: keyIdOf(request.event), requestId });
-    recordMetric('requests', { operation, statusClass: statusClassOf(status) });
-    addInvocationMetrics(
-      { operation },
-      {
-        latency: latencyMs,
-        ...(errorCode === 'BAD_REQUEST' && { validationFailures: 1 }),
-        ...(errorCode === 'SERVICE_UNAVAILABLE' && { dynamodbFaults: 1 }),
-      },
+    const metrics = metricsOf(request);
+    metrics.push(
+      metric('requests', { operation, statusClass: statusClassOf(status) }),
+      metric('latency', { operation }, latencyMs),
     );
+    if (errorCode === 'BAD_REQUEST') metrics.push(metric('validationFailures', { operation }));
+    if (errorCode === 'SERVICE_UNAVAILABLE') metrics.push(metric('dynamodbFaults', { operation }));
+    logRequestSummary({ operation, status, errorCode, latencyMs, keyId: keyIdOf(request.event), requestId }, metrics);
   };
   return { before, after: finish, onError: finish };
 };
@@ -117,22 +111,23 @@ const errorHandler = (): HttpMiddleware => ({
   },
 });
 
-const bodyLimit = (maxBytes: number): HttpMiddleware => ({
-  before: ({ event }) => {
-    if (bodyBytes(event).length > maxBytes) throw new PayloadTooLargeError(maxBytes);
-  },
-});
+/** Decoded size without decoding: base64 is 3 bytes per 4 characters, less its padding. */
+const bodyByteLength = ({ body, isBase64Encoded }: Event): number => {
+  if (!body) return 0;
+  if (!isBase64Encoded) return Buffer.byteLength(body, 'utf8');
+  const padding = body.endsWith('==') ? 2 : body.endsWith('=') ? 1 : 0;
+  return Math.floor((body.length * 3) / 4) - padding;
+};
 
 /**
- * Two Authorization headers are no credential (the contract's 401), whichever one the
- * authorizer was shown: a gateway may authorise the first and hand the function the last.
+ * What no function runs with: a body over `maxBytes`, or two Authorization headers, which are
+ * no credential (the contract's 401) whichever one the authorizer was shown: a gateway may
+ * authorise the first and hand the function the last.
  */
-const oneCredential = (): HttpMiddleware => ({
+const requestLimits = (maxBytes: number): HttpMiddleware => ({
   before: ({ event }) => {
-    const credentials = Object.entries(event.multiValueHeaders ?? {})
-      .filter(([name]) => name.toLowerCase() === 'authorization')
-      .flatMap(([, values]) => values ?? []);
-    if (credentials.length > 1) throw new UnauthorizedError();
+    if (headerValues(event, 'authorization').length > 1) throw new UnauthorizedError();
+    if (bodyByteLength(event) > maxBytes) throw new PayloadTooLargeError(maxBytes);
   },
 });
 
@@ -151,8 +146,8 @@ const deprecated = (operation: OperationId, { since, sunset, successor }: Deprec
     };
   };
   return {
-    before: ({ event }) => {
-      recordMetric('deprecatedCalls', { operation, keyId: keyIdOf(event) ?? 'unknown' });
+    before: (request) => {
+      metricsOf(request).push(metric('deprecatedCalls', { operation, keyId: keyIdOf(request.event) ?? 'unknown' }));
     },
     after: addHeaders,
     onError: addHeaders,
@@ -168,10 +163,8 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
     .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
     // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the Authorization header.
     .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use(logMetrics(metrics))
-    .use(requestContext(operationId))
-    .use(requestSummary(operationId));
+    .use(requestTelemetry(operationId));
   // Registered before errorHandler so that its onError runs after the Error body exists.
   if (deprecation) chain.use(deprecated(operationId, deprecation));
-  return chain.use(errorHandler()).use(oneCredential()).use(bodyLimit(MAX_BODY_BYTES)).handler(handler);
+  return chain.use(errorHandler()).use(requestLimits(MAX_BODY_BYTES)).handler(handler);
 };

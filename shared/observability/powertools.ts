@@ -1,12 +1,10 @@
-// The container's Logger, Metrics and Tracer (Powertools), configured from the environment
-// the stack sets: POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_METRICS_NAMESPACE,
-// POWERTOOLS_TRACE_ENABLED.
+// The container's Logger and Tracer (Powertools), configured from the environment the stack
+// sets: POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_TRACE_ENABLED. Metrics ride
+// on the Logger's summary lines (emf.ts says why not Powertools Metrics).
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 
 export const logger = new Logger();
-export const metrics = new Metrics();
 /**
  * X-Ray subsegments for the handler and each AWS SDK call, when POWERTOOLS_TRACE_ENABLED is
  * true (a deployed stage whose settings turn the Tracer on, infra/stages.ts); undefined

@@ -1,72 +1,64 @@
-// shared/observability — what on-call reads: the container's Powertools Logger and
-// Metrics (powertools.ts), the metric names and dimensions (metric-names.ts) and log
-// fields (log-fields.ts) that the CDK alarms and saved queries read too, and the
-// helpers that write them (this file). metric-names.ts and log-fields.ts are pure data
-// (the CDK app imports them); the rest imports Powertools. Imports only shared/api.
+// shared/observability — what on-call reads: the container's Powertools Logger and Tracer
+// (powertools.ts), the metric names and dimensions (metric-names.ts) and log fields
+// (log-fields.ts) that the CDK alarms and saved queries read too, the metrics as EMF
+// (emf.ts), and the helpers that write them (this file). metric-names.ts and log-fields.ts
+// are pure data (the CDK app imports them); the rest imports Powertools. Imports only shared/api.
 //
-// Recording the metrics of metric-names.ts and the summary lines of log-fields.ts, so
-// that every emitter uses the declared names and dimensions.
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
+// Writing the summary lines of log-fields.ts with the metrics of metric-names.ts in them:
+// one line per invocation, every emitter using the declared names and dimensions.
+import { Console } from 'node:console';
+import { type Dimensions, emfMembers, emfSettingsFromEnvironment, type MetricRecord, metric } from './emf.ts';
 import {
   AUTHORIZER_SUMMARY_MESSAGE,
   type AuthorizerSummary,
   REQUEST_SUMMARY_MESSAGE,
   type RequestSummary,
 } from './log-fields.ts';
-import { assertDimensions, METRICS, type MetricDimension, type MetricKey } from './metric-names.ts';
-import { logger, metrics, tracer } from './powertools.ts';
+import { logger, tracer } from './powertools.ts';
 
-type Dimensions = Partial<Record<MetricDimension, string>>;
+export { type MetricRecord, metric };
 
-/**
- * A second Metrics of the container for metrics written at once, with other dimensions
- * than the invocation's line. Reused: metrics.singleMetric() builds a new Metrics per
- * call, which costs about 20 times more. Made at init, not on the first invocation,
- * which a cold start waits for.
- */
-const immediate = new Metrics();
-
-/** Writes one metric now, on its own EMF line. */
-export const recordMetric = (key: MetricKey, dimensions: Dimensions, value = 1): void => {
-  assertDimensions(key, dimensions);
-  // Synchronous from the first add to the publish: side-by-side invocations cannot interleave.
-  for (const [name, dimensionValue] of Object.entries(dimensions)) immediate.addDimension(name, dimensionValue);
-  immediate.addMetric(METRICS[key].name, METRICS[key].unit as MetricUnit, value);
-  immediate.publishStoredMetrics();
-};
+const emf = emfSettingsFromEnvironment();
+/** Where metrics go when the log level hides the summary line: stdout, as Powertools Metrics writes. */
+const metricsOnly = new Console({ stdout: process.stdout, stderr: process.stderr });
 
 /**
- * Adds metrics sharing one dimension set to the invocation's EMF line, which
- * Powertools' logMetrics middleware writes when the invocation ends.
+ * Whether the Logger prints INFO: fixed at init, as its level comes from the environment and
+ * nothing here changes it (debug sampling only lowers it). Asked once, not per line.
  */
-export const addInvocationMetrics = (dimensions: Dimensions, values: Partial<Record<MetricKey, number>>): void => {
-  for (const key of Object.keys(values) as MetricKey[]) assertDimensions(key, dimensions);
-  for (const [name, dimensionValue] of Object.entries(dimensions)) metrics.addDimension(name, dimensionValue);
-  for (const [key, value] of Object.entries(values) as [MetricKey, number][]) {
-    metrics.addMetric(METRICS[key].name, METRICS[key].unit as MetricUnit, value);
-  }
-};
+const summaryPrints = ['TRACE', 'DEBUG', 'INFO'].includes(logger.getLevelName());
 
 /** As Powertools decides it (its Utility class): only an on-demand environment's first invocation. */
 let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
 
 /**
- * Powertools' ColdStart metric, as `captureColdStartMetric` writes it (the same name,
- * `service` and `function_name`), through the reused Metrics above: Powertools' own
- * builds a new Metrics (singleMetric) on the first invocation, which a cold start waits for.
+ * Powertools' ColdStart metric, as its `captureColdStartMetric` records it (the same name, `service`
+ * and `function_name`), on the container's first invocation only; none after.
  */
-export const recordColdStart = (functionName: string): void => {
-  if (!coldStart) return;
+export const coldStartMetrics = (functionName: string): MetricRecord[] => {
+  if (!coldStart) return [];
   coldStart = false;
-  recordMetric('coldStart', { function_name: functionName });
+  return [metric('coldStart', { function_name: functionName } satisfies Dimensions)];
 };
 
-export const logRequestSummary = (summary: RequestSummary): void =>
-  logger.info(REQUEST_SUMMARY_MESSAGE, { ...summary });
+/**
+ * The invocation's one line: its summary for on-call, which carries the invocation's metrics as EMF.
+ * Should the log level hide INFO, the metrics are still written, on a line of their own.
+ */
+const writeSummary = (message: string, summary: object, metrics: readonly MetricRecord[]): void => {
+  if (summaryPrints) {
+    logger.info(message, { ...summary, ...emfMembers(metrics, emf) });
+    return;
+  }
+  const members = emfMembers(metrics, emf, true);
+  if (Object.keys(members).length > 0) metricsOnly.log(JSON.stringify(members));
+};
 
-export const logAuthorizerSummary = (summary: AuthorizerSummary): void =>
-  logger.info(AUTHORIZER_SUMMARY_MESSAGE, { ...summary });
+export const logRequestSummary = (summary: RequestSummary, metrics: readonly MetricRecord[]): void =>
+  writeSummary(REQUEST_SUMMARY_MESSAGE, summary, metrics);
+
+export const logAuthorizerSummary = (summary: AuthorizerSummary, metrics: readonly MetricRecord[]): void =>
+  writeSummary(AUTHORIZER_SUMMARY_MESSAGE, summary, metrics);
 
 /**
  * Indexed X-Ray annotations of the invocation's trace, so that a trace can be found by the

@@ -26,7 +26,7 @@ export interface ParsedOutput {
   /** Every line after the start-up banner (which shows the key on purpose), parsed or not. */
   raw: string[];
   accessLog: LogLine[];
-  /** Function log lines by source (operationId or `authorizer`), EMF lines excluded. */
+  /** Function log lines by source (operationId or `authorizer`), summary lines with their EMF members included. */
   functionLines: Map<LogSource, LogLine[]>;
   emf: EmfLine[];
 }
@@ -48,12 +48,14 @@ export const parseOutput = (output: string): ParsedOutput => {
     } catch {
       continue;
     }
-    if (value.accessLog) parsed.accessLog.push(value.accessLog as LogLine);
-    else if (value._aws) parsed.emf.push(value as EmfLine);
-    else {
-      const source = sourceOf(value.function_name);
-      if (source) parsed.functionLines.set(source, [...(parsed.functionLines.get(source) ?? []), value]);
+    if (value.accessLog) {
+      parsed.accessLog.push(value.accessLog as LogLine);
+      continue;
     }
+    // A summary line is both: a log line of its function, and an EMF document holding its metrics.
+    if (value._aws) parsed.emf.push(value as EmfLine);
+    const source = sourceOf(value.function_name);
+    if (source) parsed.functionLines.set(source, [...(parsed.functionLines.get(source) ?? []), value]);
   }
   return parsed;
 };
