@@ -39,7 +39,7 @@ export const measureFirstInvocations = async (
             file,
             side === 'floor' ? name : 'handler',
             env.events[name],
-            env.environment(name),
+            env.environment(name, 'off'),
           );
           const result = await host.call<Sample & { last: { statusCode?: number; error?: string } }>({ type: 'first' });
           await host.stop();

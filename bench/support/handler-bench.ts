@@ -3,7 +3,9 @@
 // DynamoDB, which runs in this process so that its CPU is counted on neither side. The
 // two take turns, round after round; a ratio is the median of the rounds' ratios.
 import { type ChildProcess, fork } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +24,11 @@ import { SEED_FIRST_ID, seedPets } from './seed.ts';
 import { median, percentile, ratio, round } from './stats.ts';
 
 export type FunctionName = OperationId | 'authorizer';
+/**
+ * Off: the target's figure. Sampled and unsampled: the same bundle with the Tracer on, as both
+ * stages deploy it, each invocation under a trace header that Lambda sampled or did not.
+ */
+type Tracing = 'off' | 'sampled' | 'unsampled';
 const HOST = fileURLToPath(new URL('./handler-host.ts', import.meta.url));
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -35,6 +42,7 @@ export interface HandlerOptions {
 
 export interface HandlerFigures {
   function: FunctionName;
+  tracing: Tracing;
   /** Medians over rounds, per invocation. */
   cpuMs: number;
   floorCpuMs: number;
@@ -54,7 +62,9 @@ interface BenchEnvironment {
   /** Builds a bundle of each function and of the floor; returns the file of each. */
   bundles: Record<FunctionName, { function: string; floor: string }>;
   events: Record<FunctionName, unknown>;
-  environment: (name: FunctionName) => NodeJS.ProcessEnv;
+  environment: (name: FunctionName, tracing: Tracing) => NodeJS.ProcessEnv;
+  /** Segments the functions sent to the X-Ray daemon's address so far. */
+  segmentsSent(): number;
   close(): Promise<void>;
 }
 
@@ -98,8 +108,19 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     }),
     authorizer: tokenEvent(key),
   };
-  // What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF lines on, as deployed.
-  const environment = (name: FunctionName): NodeJS.ProcessEnv => ({
+  // A stand-in for the X-Ray daemon: it only counts, to check the sampled rounds traced and the others did not.
+  const daemon = createSocket('udp4');
+  let segments = 0;
+  daemon.on('message', () => segments++);
+  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+  const xray = {
+    AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${(daemon.address() as AddressInfo).port}`,
+    AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+    LAMBDA_TASK_ROOT: '/var/task',
+    _HANDLER: 'index.handler',
+  };
+  // What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed.
+  const environment = (name: FunctionName, tracing: Tracing): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
     ...LOCAL_AWS_ENV,
     AWS_DEFAULT_REGION: LOCAL_AWS_ENV.AWS_REGION,
@@ -108,7 +129,8 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
-    ...powertoolsEnvironment('staging', 'INFO'),
+    ...powertoolsEnvironment('staging', 'INFO', tracing !== 'off'),
+    ...(tracing !== 'off' && { ...xray, BENCH_TRACE: tracing }),
     ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
     ...(name === 'listPets' && { CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' }),
   });
@@ -117,7 +139,9 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     bundles,
     events,
     environment,
+    segmentsSent: () => segments,
     close: async () => {
+      daemon.close();
       await dynamodb.close();
       rmSync(work, { recursive: true, force: true });
     },
@@ -172,13 +196,15 @@ const failed = (result: RunResult) => {
 const measureHandler = async (
   env: BenchEnvironment,
   name: FunctionName,
+  tracing: Tracing,
   options: HandlerOptions,
 ): Promise<HandlerFigures> => {
   const { function: file, floor } = env.bundles[name];
   const sides = await Promise.all([
-    startHost(floor, name, env.events[name], env.environment(name)),
-    startHost(file, 'handler', env.events[name], env.environment(name)),
+    startHost(floor, name, env.events[name], env.environment(name, tracing)),
+    startHost(file, 'handler', env.events[name], env.environment(name, tracing)),
   ]);
+  const segmentsBefore = env.segmentsSent();
   try {
     const cpu: [number[], number[]] = [[], []];
     const p50: [number[], number[]] = [[], []];
@@ -195,9 +221,17 @@ const measureHandler = async (
         p99[i].push(percentile(sorted, 99));
       }
     }
+    // A UDP datagram may still be on its way: a moment for the last ones, then the check.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const invocations = options.warmupInvocations + options.rounds * options.invocationsPerRound;
+    const segments = env.segmentsSent() - segmentsBefore;
+    if (tracing === 'sampled' ? segments < invocations : segments > 0) {
+      throw new Error(`${name} with tracing ${tracing}: ${segments} segments sent for ${invocations} invocations`);
+    }
     const ratios = (values: [number[], number[]]) => values[1].map((v, r) => ratio(v, values[0][r]!));
     return {
       function: name,
+      tracing,
       cpuMs: round(median(cpu[1]), 3),
       floorCpuMs: round(median(cpu[0]), 3),
       p50Ms: round(median(p50[1]), 3),
@@ -213,6 +247,9 @@ const measureHandler = async (
     await Promise.all(sides.map((side) => side.stop()));
   }
 };
+
+/** HANDLER_TRACING: which of off, sampled, unsampled to measure (all three by default). */
+const TRACING = (process.env.HANDLER_TRACING ?? 'off,sampled,unsampled').split(',') as Tracing[];
 
 const HANDLER_OPTIONS: HandlerOptions = {
   rounds: Number(process.env.HANDLER_ROUNDS ?? 7),
@@ -230,8 +267,10 @@ export const measureHandlers = async (
   const figures: HandlerFigures[] = [];
   try {
     for (const name of FUNCTIONS.filter((f) => !only || only.includes(f))) {
-      log(`measuring ${name} alone against the floor`);
-      figures.push(await measureHandler(env, name, options));
+      for (const tracing of TRACING) {
+        log(`measuring ${name} alone against the floor, tracing ${tracing}`);
+        figures.push(await measureHandler(env, name, tracing, options));
+      }
     }
   } finally {
     await env.close();

@@ -37,7 +37,19 @@ const context = () => {
   };
 };
 
-const invoke = (input = structuredClone(event)) => handler(input, context());
+/**
+ * With active tracing, Lambda gives each invocation its own trace header, sampled or not
+ * (BENCH_TRACE, set by the benchmark for its tracing rounds; unset, no header, as with tracing off).
+ */
+const TRACE = process.env.BENCH_TRACE;
+const traceHeader = () =>
+  `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)};` +
+  `Parent=${randomUUID().replaceAll('-', '').slice(0, 16)};Sampled=${TRACE === 'sampled' ? 1 : 0}`;
+
+const invoke = (input = structuredClone(event)) => {
+  if (TRACE) process.env._X_AMZN_TRACE_ID = traceHeader();
+  return handler(input, context());
+};
 
 const run = async (invocations: number): Promise<RunResult> => {
   // A fresh event per invocation, as the runtime parses each anew, made before the clock starts.
