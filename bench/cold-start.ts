@@ -172,15 +172,29 @@ console.log(
     ? `\nWARNING: the rebuilds differ from cdk.out's bundles (${mismatched.map((c) => `${c.function} ${c.rebuiltBytes} vs ${c.deployedBytes} bytes`).join(', ')}): the stack's bundling options changed; update bench/support/bundles.ts`
     : "\nCheck: rebuilt with the same options, each SDK-bundled bundle comes out the size of cdk.out's (±1%), so the runtime-SDK builds differ from the deployed ones in the SDK alone.",
 );
-const firstInvocations = await measureFirstInvocations(RUNS, console.log);
+const firstInvocations = await measureFirstInvocations(RUNS, console.log, deployed);
 console.log(
-  `\nImport + first invocation (median of ${RUNS} fresh processes each), against the floor: a bare handler making the same DynamoDB call, bundled the same way\n`,
+  `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, Tracer as the template sets it (on: a sampled invocation, segments sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced\n`,
 );
+const untraced = firstInvocations.filter((f) => f.tracer && f.xraySegments === 0);
+if (untraced.length)
+  throw new Error(`Tracer on, yet no X-Ray segment sent: ${untraced.map((f) => f.function).join(', ')}`);
 console.log(
   table([
-    ['function', 'import ms', 'first call ms', 'total ms', 'floor import', 'floor first', 'floor total', 'total ratio'],
+    [
+      'function',
+      'Tracer',
+      'import ms',
+      'first call ms',
+      'total ms',
+      'floor import',
+      'floor first',
+      'floor total',
+      'total ratio',
+    ],
     ...firstInvocations.map((f) => [
       f.function,
+      f.tracer ? 'on' : 'off',
       f.importMs,
       f.firstMs,
       f.totalMs,
