@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
-import { LAMBDA_CREDENTIALS_ENTRY } from '../../infra/constructs/api-function.ts';
+import { LAMBDA_ALIASES } from '../../infra/constructs/api-function.ts';
 import { AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -74,7 +74,7 @@ export const bundleSize = (file: string): BundleSize => ({
  * Builds `entry` into `outdir/index.mjs` as NodejsFunction does with the stack's
  * bundling options (ESM for node24, main fields module then main, the `require`
  * banner, minified, external source map without sources, the SDK's credential
- * chain aliased to the environment provider). With `sdk: 'runtime'`
+ * chain aliased to the environment provider, semver to its stand-in). With `sdk: 'runtime'`
  * the SDK stays out as CDK leaves it out for `bundleAwsSDK: false` with cdk.json's
  * `sdkV3ExcludeSmithyPackages` flag: `@aws-sdk/*` and `@smithy/*`.
  */
@@ -101,9 +101,12 @@ export const buildBundle = async (
     mainFields: ['module', 'main'],
     banner: { js: banner },
     external: sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : [],
-    // The stack's credential chain reduced to the environment, or (for comparison) left whole.
-    alias:
-      sdk === 'full credential chain' ? {} : { '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}` },
+    // The stack's aliases; for comparison, one build with the credential chain left whole.
+    alias: Object.fromEntries(
+      Object.entries(LAMBDA_ALIASES).filter(
+        ([from]) => sdk !== 'full credential chain' || from !== '@aws-sdk/credential-provider-node',
+      ),
+    ),
     logLevel: 'warning',
     plugins,
   });

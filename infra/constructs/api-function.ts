@@ -24,7 +24,19 @@ export const BUNDLING_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** Bundled as the SDK's default credential provider: see the file. */
-export const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';
+const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';
+/** Bundled as `semver`, which only the X-Ray SDK's v2 patcher requires: see the file. */
+const LAMBDA_SEMVER_ENTRY = 'infra/constructs/lambda-semver.ts';
+/**
+ * esbuild aliases of the Lambda bundles, relative to projectRoot, where esbuild runs: the SDK's
+ * credential chain reduced to the environment, the one place Lambda puts credentials (483 → 347 kB
+ * a bundle), and semver, which the X-Ray SDK loads for a patcher the Tracer never calls (−29 kB,
+ * docs/performance.md).
+ */
+export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}`,
+  semver: `./${LAMBDA_SEMVER_ENTRY}`,
+};
 
 export interface ApiFunctionProps {
   /** The entry file, relative to the repository root (shared/api/routes.ts). */
@@ -91,9 +103,8 @@ export class ApiFunction extends Construct {
         sourcesContent: false,
         // The SDK version we test with, not whichever the runtime happens to carry.
         bundleAwsSDK: true,
-        // Its credential chain reduced to the environment, the one place Lambda puts credentials:
-        // 483 → 347 kB a bundle (docs/performance.md). Relative to projectRoot, where esbuild runs.
-        esbuildArgs: { '--alias': [`@aws-sdk/credential-provider-node=./${LAMBDA_CREDENTIALS_ENTRY}`] },
+        // Its credential chain reduced to the environment, and semver left out (LAMBDA_ALIASES).
+        esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
         // A stage without the Tracer gets bundles without it: the constant condition in
         // shared/observability/powertools.ts lets esbuild drop the Tracer and the X-Ray SDK (125 kB).
         define: settings.powertoolsTracer ? {} : { 'process.env.POWERTOOLS_TRACE_ENABLED': '"false"' },
