@@ -174,7 +174,7 @@ console.log(
 );
 const firstInvocations = await measureFirstInvocations(RUNS, console.log, deployed);
 console.log(
-  `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, Tracer as the template sets it (on: a sampled invocation, segments sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced\n`,
+  `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, Tracer as the template sets it (on: a sampled invocation, segments sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced. Beside, for reference and not the target: each function bundled as a stage with powertoolsTracer: false bundles it (no Tracer)\n`,
 );
 const untraced = firstInvocations.filter((f) => f.tracer && f.xraySegments === 0);
 if (untraced.length)
@@ -191,6 +191,8 @@ console.log(
       'floor first',
       'floor total',
       'total ratio',
+      'Tracer off: total ms',
+      'ratio',
     ],
     ...firstInvocations.map((f) => [
       f.function,
@@ -202,6 +204,8 @@ console.log(
       f.floorFirstMs,
       f.floorTotalMs,
       f.totalRatio,
+      f.tracerOff?.totalMs ?? '-',
+      f.tracerOff?.totalRatio ?? '-',
     ]),
   ]),
 );

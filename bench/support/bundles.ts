@@ -84,6 +84,8 @@ export const buildBundle = async (
   banner: string,
   sdk: 'bundled' | 'full credential chain' | 'runtime',
   plugins: Plugin[] = [],
+  /** esbuild's define: tracerDefine(false) builds what a stage without the Tracer deploys. */
+  define: Record<string, string> = {},
 ): Promise<string> => {
   mkdirSync(outdir, { recursive: true });
   const outfile = join(outdir, 'index.mjs');
@@ -109,6 +111,7 @@ export const buildBundle = async (
     ),
     logLevel: 'warning',
     plugins,
+    define,
   });
   return outfile;
 };

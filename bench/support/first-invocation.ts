@@ -5,7 +5,10 @@
 // with POWERTOOLS_TRACE_ENABLED true, as Lambda runs a function with active tracing, its first
 // invocation sampled, its segments sent to the bench's stand-in for the X-Ray daemon. The
 // floor traces nothing.
-import type { DeployedBundle } from './bundles.ts';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUNDLING_BANNER, tracerDefine } from '../../infra/constructs/api-function.ts';
+import { buildBundle, type DeployedBundle } from './bundles.ts';
 import { type FunctionName, prepareHandlerBench, startHost } from './handler-bench.ts';
 import { median, round } from './stats.ts';
 
@@ -23,7 +26,15 @@ export interface FirstInvocationFigures {
   totalRatio: number;
   /** X-Ray segments the function's runs sent, all runs together (0 with the Tracer off). */
   xraySegments: number;
+  /**
+   * Beside, not instead: for a function with the Tracer on, the same function bundled as a stage
+   * with `powertoolsTracer: false` bundles it (no Tracer in the bundle), in the same runs.
+   */
+  tracerOff?: { importMs: number; firstMs: number; totalMs: number; totalRatio: number };
 }
+
+const OUT = fileURLToPath(new URL('../../cdk.out/bench-cold-start/', import.meta.url));
+type Side = 'floor' | 'function' | 'tracer off';
 
 interface Sample {
   importMs: number;
@@ -42,54 +53,81 @@ export const measureFirstInvocations = async (
   const env = await prepareHandlerBench();
   try {
     const names = Object.keys(env.bundles) as FunctionName[];
-    const bundleOf = (name: FunctionName) => {
-      const found = deployed.find((d) => d.name === name);
-      return {
-        file: found?.file ?? env.bundles[name].function,
-        tracer: found?.environment.POWERTOOLS_TRACE_ENABLED === 'true',
-      };
-    };
-    const samples = new Map(names.map((name) => [name, { function: [] as Sample[], floor: [] as Sample[] }]));
+    const bundles = new Map(
+      await Promise.all(
+        names.map(async (name) => {
+          const found = deployed.find((d) => d.name === name);
+          const tracer = found?.environment.POWERTOOLS_TRACE_ENABLED === 'true';
+          const files: Partial<Record<Side, string>> = {
+            floor: env.bundles[name].floor,
+            function: found?.file ?? env.bundles[name].function,
+            ...(found &&
+              tracer && {
+                'tracer off': await buildBundle(
+                  found.entry,
+                  join(OUT, name, 'tracer-off'),
+                  BUNDLING_BANNER,
+                  'bundled',
+                  [],
+                  tracerDefine(false),
+                ),
+              }),
+          };
+          return [name, { tracer, files }] as const;
+        }),
+      ),
+    );
+    const samples = new Map(names.map((name) => [name, new Map<Side, Sample[]>()]));
     const segments = new Map<FunctionName, number>();
     log(`measuring import + first invocation: ${names.length} functions and their floors × ${runs} fresh processes…`);
     for (let run = 0; run < runs; run++) {
       for (const name of names) {
-        const sides = run % 2 === 0 ? (['floor', 'function'] as const) : (['function', 'floor'] as const);
+        const { tracer, files } = bundles.get(name)!;
+        // A different order each run, so that a slow spell of the machine lands on all alike.
+        const present = Object.keys(files) as Side[];
+        const sides = present.map((_, i) => present[(i + run) % present.length]!);
         for (const side of sides) {
-          const { file, tracer } = side === 'floor' ? { file: env.bundles[name].floor, tracer: false } : bundleOf(name);
+          const traced = tracer && side === 'function';
           const sentBefore = env.segmentsSent();
           const host = await startHost(
-            file,
+            files[side]!,
             side === 'floor' ? name : 'handler',
             env.events[name],
-            env.environment(name, tracer ? 'sampled' : 'off'),
+            env.environment(name, traced ? 'sampled' : 'off'),
           );
           const result = await host.call<Sample & { last: { statusCode?: number; error?: string } }>({ type: 'first' });
           await host.stop();
           if (result.last.error !== undefined || (result.last.statusCode ?? 0) >= 400)
             throw new Error(`${name} (${side}) failed its first invocation: ${JSON.stringify(result.last)}`);
-          samples.get(name)![side].push({ importMs: result.importMs, firstMs: result.firstMs });
-          if (side === 'function') segments.set(name, (segments.get(name) ?? 0) + env.segmentsSent() - sentBefore);
+          const list = samples.get(name)!;
+          list.set(side, [...(list.get(side) ?? []), { importMs: result.importMs, firstMs: result.firstMs }]);
+          if (traced) segments.set(name, (segments.get(name) ?? 0) + env.segmentsSent() - sentBefore);
         }
       }
     }
-    // A UDP datagram may still be on its way.
-    await new Promise((resolve) => setTimeout(resolve, 100));
     return names.map((name) => {
-      const { function: fn, floor } = samples.get(name)!;
+      const measured = samples.get(name)!;
+      const floor = measured.get('floor')!;
       const total = (s: Sample) => s.importMs + s.firstMs;
       const m = (values: number[]) => round(median(values), 1);
+      const figures = (side: Side) => {
+        const runs = measured.get(side)!;
+        return {
+          importMs: m(runs.map((s) => s.importMs)),
+          firstMs: m(runs.map((s) => s.firstMs)),
+          totalMs: m(runs.map(total)),
+          totalRatio: round(median(runs.map((s, i) => total(s) / total(floor[i]!))), 2),
+        };
+      };
       return {
         function: name,
-        tracer: bundleOf(name).tracer,
-        importMs: m(fn.map((s) => s.importMs)),
-        firstMs: m(fn.map((s) => s.firstMs)),
-        totalMs: m(fn.map(total)),
+        tracer: bundles.get(name)!.tracer,
+        ...figures('function'),
         floorImportMs: m(floor.map((s) => s.importMs)),
         floorFirstMs: m(floor.map((s) => s.firstMs)),
         floorTotalMs: m(floor.map(total)),
-        totalRatio: round(median(fn.map((s, i) => total(s) / total(floor[i]!))), 2),
         xraySegments: segments.get(name) ?? 0,
+        ...(measured.has('tracer off') && { tracerOff: figures('tracer off') }),
       };
     });
   } finally {

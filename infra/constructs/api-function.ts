@@ -38,6 +38,13 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   semver: `./${LAMBDA_SEMVER_ENTRY}`,
 };
 
+/**
+ * A stage without the Tracer gets bundles without it: the constant condition in
+ * shared/observability/powertools.ts lets esbuild drop the Tracer and the X-Ray SDK (125 kB).
+ */
+export const tracerDefine = (powertoolsTracer: boolean): Record<string, string> =>
+  powertoolsTracer ? {} : { 'process.env.POWERTOOLS_TRACE_ENABLED': '"false"' };
+
 export interface ApiFunctionProps {
   /** The entry file, relative to the repository root (shared/api/routes.ts). */
   readonly entry: string;
@@ -105,9 +112,7 @@ export class ApiFunction extends Construct {
         bundleAwsSDK: true,
         // Its credential chain reduced to the environment, and semver left out (LAMBDA_ALIASES).
         esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
-        // A stage without the Tracer gets bundles without it: the constant condition in
-        // shared/observability/powertools.ts lets esbuild drop the Tracer and the X-Ray SDK (125 kB).
-        define: settings.powertoolsTracer ? {} : { 'process.env.POWERTOOLS_TRACE_ENABLED': '"false"' },
+        define: tracerDefine(settings.powertoolsTracer),
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
       },
