@@ -2,7 +2,9 @@
 // handler's subsegment with its annotations, and one subsegment per DynamoDB call, sent
 // over UDP to the daemon address Lambda gives. The bundles carry a stand-in for `semver`
 // (infra/constructs/lambda-semver.ts, an esbuild alias), which only the X-Ray SDK's v2
-// patcher requires; this checks that nothing else in a bundle needs the real one.
+// patcher requires; this checks that nothing else in a bundle needs the real one. And
+// node:http, which bundled modules import as an ES module, comes from Node's own module
+// (infra/constructs/lambda-node-http.ts): the bundle answers over plain http here, through it.
 import { execFile } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -58,6 +60,12 @@ test('a staging bundle bundles the semver stand-in, and only the X-Ray SDK v2 pa
     .filter((file) => /require\(\s*["']semver["']\s*\)|from\s*["']semver["']/.test(readFileSync(file, 'utf8')))
     .map((file) => relative(REPOSITORY_ROOT, file));
   expect(importers).toEqual(['node_modules/aws-xray-sdk-core/dist/lib/patchers/aws_p.js']);
+});
+
+test('a staging bundle never imports node:http as an ES module, whose facade loads undici', () => {
+  const code = readFileSync(join(stagingBundle('getPet'), 'index.mjs'), 'utf8');
+  expect(code).toContain('getBuiltinModule("node:http")');
+  expect(code.match(/(?:from|import\()\s*["'](?:node:)?http["']/g) ?? []).toEqual([]);
 });
 
 test('a staging bundle, run as Lambda runs it with active tracing, sends the handler and DynamoDB subsegments', async () => {
