@@ -33,7 +33,7 @@ const LAMBDA_NODE_HTTP_ENTRY = 'infra/constructs/lambda-node-http.ts';
  * esbuild aliases of the Lambda bundles, relative to projectRoot, where esbuild runs: the SDK's
  * credential chain reduced to the environment, the one place Lambda puts credentials (483 → 347 kB
  * a bundle); semver, which the X-Ray SDK loads for a patcher the Tracer never calls (−29 kB); and
- * node:http as an ES module, Node's own module without the facade that loads undici (~−20 ms).
+ * node:http as an ES module, Node's own module without the facade that loads undici (~−15 ms).
  */
 export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}`,
