@@ -4,7 +4,7 @@
 // two take turns, round after round; a ratio is the median of the rounds' ratios.
 import { type ChildProcess, fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,8 +74,24 @@ const entries: Record<FunctionName, string> = {
 };
 const FUNCTIONS = Object.keys(entries) as FunctionName[];
 
+/**
+ * A floor that loaded the service's validation (zod, the schemas) would import slower than a bare
+ * handler does, and flatter every cold-start ratio: its bundle must hold the SDK and nothing of ours
+ * but the table names and the create's write.
+ */
+const assertBare = (bundle: string): void => {
+  const { sources } = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as { sources: string[] };
+  const ours = sources.filter((source) =>
+    /node_modules\/zod\/|shared\/(api|domain|lambda|observability)\//.test(source),
+  );
+  if (ours.length > 0) throw new Error(`the floor bundles the service's code: ${ours.join(', ')}`);
+};
+
 /** The embedded DynamoDB with 1,000 animals and one key, the bundles, and the events. */
 export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
+  const out = join(REPOSITORY_ROOT, 'cdk.out', 'bench-handlers');
+  const floor = await buildBundle(FLOOR_ENTRY, join(out, 'floor'), BUNDLING_BANNER, 'bundled');
+  assertBare(floor);
   const work = mkdtempSync(join(tmpdir(), 'petstore-handlers-'));
   const dynamodb = await startEmbeddedDynamoDB(work);
   await ensureTables(dynamodb.endpoint);
@@ -84,8 +100,6 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
   Object.assign(process.env, LOCAL_AWS_ENV);
   const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
 
-  const out = join(REPOSITORY_ROOT, 'cdk.out', 'bench-handlers');
-  const floor = await buildBundle(FLOOR_ENTRY, join(out, 'floor'), BUNDLING_BANNER, 'bundled');
   const bundles = Object.fromEntries(
     await Promise.all(
       FUNCTIONS.map(async (name) => [
