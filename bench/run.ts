@@ -5,10 +5,12 @@
 //    process on its own embedded DynamoDB: 16 connections per route, then getPet on one;
 //    DynamoDB requests per API request counted on the wire (key lookups included); log
 //    output per request; authorizer cache misses.
-// 2. Each Lambda handler alone, warm, against the floor (bench/handlers.ts).
+// 2. Each Lambda handler alone, warm, against the floor (bench/handlers.ts): Tracer off (the
+//    target), then on with sampled and unsampled invocations.
 // 3. The filtered listing over 1,000 and 100,000 animals (in-process stages).
 // Knobs: BENCH_ROUNDS (9), BENCH_ROUND_MS (1200), BENCH_PARTS (server,handlers,scaling),
-// HANDLER_ROUNDS, HANDLER_INVOCATIONS; BENCH_CPU_PROF=dir writes a V8 CPU profile of each server.
+// HANDLER_ROUNDS, HANDLER_INVOCATIONS, HANDLER_TRACING; BENCH_CPU_PROF=dir writes a V8 CPU
+// profile of each server.
 import { writeFileSync } from 'node:fs';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
 import { generateKey } from '../shared/domain/api-keys.ts';
