@@ -19,12 +19,14 @@ import { logger, tracer } from './powertools.ts';
 export { type MetricRecord, metric };
 
 const emf = emfSettingsFromEnvironment();
-/** Where metrics go when the log level hides the summary line: stdout, as Powertools Metrics writes. */
-const metricsOnly = new Console({ stdout: process.stdout, stderr: process.stderr });
+/** Where metrics go when the log level hides the summary line: stdout, as Powertools Metrics wrote. Made when first needed. */
+let metricsOnly: Console | undefined;
 
 /**
  * Whether the Logger prints INFO: fixed at init, as its level comes from the environment and
- * nothing here changes it (debug sampling only lowers it). Asked once, not per line.
+ * nothing here changes it. Asked once, not per line. (Powertools' debug sampling, which the
+ * stack does not set, would lower a WARN level for some invocations; they would get the
+ * metrics' line, not the summary.)
  */
 const summaryPrints = ['TRACE', 'DEBUG', 'INFO'].includes(logger.getLevelName());
 
@@ -51,7 +53,9 @@ const writeSummary = (message: string, summary: object, metrics: readonly Metric
     return;
   }
   const members = emfMembers(metrics, emf, true);
-  if (Object.keys(members).length > 0) metricsOnly.log(JSON.stringify(members));
+  if (Object.keys(members).length === 0) return;
+  metricsOnly ??= new Console({ stdout: process.stdout, stderr: process.stderr });
+  metricsOnly.log(JSON.stringify(members));
 };
 
 export const logRequestSummary = (summary: RequestSummary, metrics: readonly MetricRecord[]): void =>
