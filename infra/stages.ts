@@ -91,7 +91,7 @@ export interface StageSettings {
    * Powertools Tracer in the functions: a subsegment per DynamoDB call and the annotations
    * operation, keyId and requestId (docs/runbook.md: from a requestId to its trace). Lambda's
    * own active tracing stays on either way (its invocation segments cost no code). The Tracer
-   * costs each cold start ~16–24 ms (import and first call, docs/performance.md: Cold start) and
+   * costs each cold start ~10–24 ms (import and first call, docs/performance.md: Cold start) and
    * ~95 kB of bundle, and every warm invocation ~0.7 ms of CPU and ~0.3–0.5 ms at p50, sampled or
    * not (the X-Ray SDK's cls-hooked async hooks; docs/performance.md: Each handler alone). Off, a
    * stage's bundles do not contain it.
@@ -191,7 +191,7 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     enableSourceMaps: false,
     cursorSecretGeneration: 1,
     // On, despite its cost: a cold start is a few in ten thousand requests at steady traffic and
-    // gets ~16–24 ms slower, well inside the 2 s p99 alarm; a warm invocation ~0.3–0.5 ms (~$0.01
+    // gets ~10–24 ms slower, well inside the 2 s p99 alarm; a warm invocation ~0.3–0.5 ms (~$0.01
     // per million of billed duration, against the API's ~$5). What on-call gets for it is which
     // DynamoDB call was slow or failed, for any sampled request, by its requestId. Turn it off
     // here if cold starts ever dominate the p99.
