@@ -13,9 +13,11 @@ import {
   annotateTrace,
   coldStartMetrics,
   elapsedMs,
+  type Invocation,
   logAuthorizerSummary,
   type MetricRecord,
   metric,
+  startInvocation,
 } from '../observability/telemetry.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
@@ -39,26 +41,31 @@ const AUTHORIZER_OPERATION = 'authorizer';
 
 const authorizerTelemetry = (): AuthorizerMiddleware => {
   // Per request (request.internal), not per module: invocations may run side by side.
-  const latencyOf = (internal: Record<string, unknown>) => elapsedMs(internal.startedAt as number);
+  const invocationOf = (internal: Record<string, unknown>) => internal.invocation as Invocation;
   const metricsOf = (internal: Record<string, unknown>) => internal.metrics as MetricRecord[];
   return {
     before: ({ context, internal }) => {
-      internal.startedAt = performance.now();
-      internal.metrics = coldStartMetrics(context.functionName);
+      const invocation = startInvocation(context);
+      internal.invocation = invocation;
+      internal.metrics = coldStartMetrics(invocation);
     },
     after: ({ event, response, internal }) => {
       const keyId = response?.principalId;
+      const invocation = invocationOf(internal);
       annotateTrace({ operation: AUTHORIZER_OPERATION, keyId });
       logAuthorizerSummary(
-        { outcome: 'allow', keyId, latencyMs: latencyOf(internal), methodArn: event.methodArn },
+        invocation,
+        { outcome: 'allow', keyId, latencyMs: elapsedMs(invocation), methodArn: event.methodArn },
         metricsOf(internal),
       );
     },
     onError: ({ event, error, internal }) => {
-      const latencyMs = latencyOf(internal);
+      const invocation = invocationOf(internal);
+      const latencyMs = elapsedMs(invocation);
       if (error instanceof KeyRefused) {
         annotateTrace({ operation: AUTHORIZER_OPERATION, keyId: error.keyId });
         logAuthorizerSummary(
+          invocation,
           { outcome: 'deny', reason: error.reason, keyId: error.keyId, latencyMs, methodArn: event.methodArn },
           [...metricsOf(internal), metric('authFailures', { reason: error.reason })],
         );
@@ -66,7 +73,11 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
       }
       annotateTrace({ operation: AUTHORIZER_OPERATION });
       logger.error('authorizer fault', { error });
-      logAuthorizerSummary({ outcome: 'error', latencyMs, methodArn: event.methodArn }, metricsOf(internal));
+      logAuthorizerSummary(
+        invocation,
+        { outcome: 'error', latencyMs, methodArn: event.methodArn },
+        metricsOf(internal),
+      );
     },
   };
 };

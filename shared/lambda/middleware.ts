@@ -26,9 +26,11 @@ import {
   annotateTrace,
   coldStartMetrics,
   elapsedMs,
+  type Invocation,
   logRequestSummary,
   type MetricRecord,
   metric,
+  startInvocation,
 } from '../observability/telemetry.ts';
 import { headerValues, json, versionRoot } from './http.ts';
 
@@ -61,23 +63,26 @@ const metricsOf = (request: HttpRequest): MetricRecord[] => ((request.internal.m
  * Every log line of the request names the API Gateway request id (the client's requestId,
  * which the access log names too) and the key id, so one saved query finds all of a request's
  * lines; the trace carries them too. Then one summary line per request, whatever the outcome,
- * carrying the request's metrics (EMF). Powertools adds `cold_start` to the line
- * (injectLambdaContext); the ColdStart metric is ours.
+ * carrying the request's metrics (EMF) and the fields Powertools puts on each line (from the
+ * invocation's own context: summary-line.ts). Powertools' `cold_start` and ColdStart metric are
+ * both decided as Powertools decides them (startInvocation).
  */
 const requestTelemetry = (operation: OperationId): HttpMiddleware => {
   const before = (request: HttpRequest) => {
-    request.internal.startedAt = performance.now();
+    const invocation = startInvocation(request.context);
+    request.internal.invocation = invocation;
     const { requestId } = request.event.requestContext;
     const keyId = keyIdOf(request.event);
     logger.appendKeys({ requestId, keyId });
     // X-Ray finds the trace by `annotation.requestId = "…"` (docs/runbook.md).
     annotateTrace({ operation, keyId, requestId });
-    metricsOf(request).push(...coldStartMetrics(request.context.functionName));
+    metricsOf(request).push(...coldStartMetrics(invocation));
   };
   const finish = (request: HttpRequest) => {
     const status = request.response?.statusCode ?? 500;
     const errorCode = errorCodeOf(request.error);
-    const latencyMs = elapsedMs(request.internal.startedAt as number);
+    const invocation = request.internal.invocation as Invocation;
+    const latencyMs = elapsedMs(invocation);
     const { requestId } = request.event.requestContext;
     const metrics = metricsOf(request);
     metrics.push(
@@ -86,7 +91,8 @@ const requestTelemetry = (operation: OperationId): HttpMiddleware => {
     );
     if (errorCode === 'BAD_REQUEST') metrics.push(metric('validationFailures', { operation }));
     if (errorCode === 'SERVICE_UNAVAILABLE') metrics.push(metric('dynamodbFaults', { operation }));
-    logRequestSummary({ operation, status, errorCode, latencyMs, keyId: keyIdOf(request.event), requestId }, metrics);
+    const summary = { operation, status, errorCode, latencyMs, keyId: keyIdOf(request.event), requestId };
+    logRequestSummary(invocation, summary, metrics);
   };
   return { before, after: finish, onError: finish };
 };

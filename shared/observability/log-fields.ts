@@ -54,7 +54,7 @@ export const LOG_FIELDS = {
     reason: 'reason',
     methodArn: 'methodArn',
   } as const satisfies Partial<NamesOf<AuthorizerSummary>>),
-  // Written by Powertools' Logger on every line.
+  // On every line: Powertools' Logger writes them, and the summary line (summary-line.ts) the same.
   message: 'message',
   level: 'level',
   coldStart: 'cold_start',

@@ -1,12 +1,12 @@
 // shared/observability — what on-call reads: the container's Powertools Logger and Tracer
 // (powertools.ts), the metric names and dimensions (metric-names.ts) and log fields
 // (log-fields.ts) that the CDK alarms and saved queries read too, the metrics as EMF
-// (emf.ts), and the helpers that write them (this file). metric-names.ts and log-fields.ts
+// (emf.ts) on the summary line (summary-line.ts), and the helpers that write them (this file). metric-names.ts and log-fields.ts
 // are pure data (the CDK app imports them); the rest imports Powertools. Imports only shared/api.
 //
 // Writing the summary lines of log-fields.ts with the metrics of metric-names.ts in them:
 // one line per invocation, every emitter using the declared names and dimensions.
-import { Console } from 'node:console';
+import type { Context } from 'aws-lambda';
 import { type Dimensions, emfMembers, emfSettingsFromEnvironment, type MetricRecord, metric } from './emf.ts';
 import {
   AUTHORIZER_SUMMARY_MESSAGE,
@@ -15,12 +15,11 @@ import {
   type RequestSummary,
 } from './log-fields.ts';
 import { logger, tracer } from './powertools.ts';
+import { type Invocation, summaryLine } from './summary-line.ts';
 
-export { type MetricRecord, metric };
+export { type Invocation, type MetricRecord, metric };
 
 const emf = emfSettingsFromEnvironment();
-/** Where metrics go when the log level hides the summary line: stdout, as Powertools Metrics wrote. Made when first needed. */
-let metricsOnly: Console | undefined;
 
 /**
  * Whether the Logger prints INFO: fixed at init, as its level comes from the environment and
@@ -33,36 +32,50 @@ const summaryPrints = ['TRACE', 'DEBUG', 'INFO'].includes(logger.getLevelName())
 /** As Powertools decides it (its Utility class): only an on-demand environment's first invocation. */
 let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
 
+/** Called as an invocation begins: the first one of the container is its cold start. */
+export const startInvocation = (context: Context): Invocation => {
+  const invocation = { context, coldStart, startedAt: performance.now() };
+  coldStart = false;
+  return invocation;
+};
+
 /**
  * Powertools' ColdStart metric, as its `captureColdStartMetric` records it (the same name, `service`
  * and `function_name`), on the container's first invocation only; none after.
  */
-export const coldStartMetrics = (functionName: string): MetricRecord[] => {
-  if (!coldStart) return [];
-  coldStart = false;
-  return [metric('coldStart', { function_name: functionName } satisfies Dimensions)];
-};
+export const coldStartMetrics = ({ coldStart, context }: Invocation): MetricRecord[] =>
+  coldStart ? [metric('coldStart', { function_name: context.functionName } satisfies Dimensions)] : [];
 
 /**
  * The invocation's one line: its summary for on-call, which carries the invocation's metrics as EMF.
- * Should the log level hide INFO, the metrics are still written, on a line of their own.
+ * Should the log level hide INFO, the metrics are still written, on a line of their own. Both go to
+ * stdout, where Powertools writes its INFO lines.
  */
-const writeSummary = (message: string, summary: object, metrics: readonly MetricRecord[]): void => {
+const writeSummary = (
+  message: string,
+  invocation: Invocation,
+  summary: object,
+  metrics: readonly MetricRecord[],
+): void => {
   if (summaryPrints) {
-    logger.info(message, { ...summary, ...emfMembers(metrics, emf) });
+    process.stdout.write(`${summaryLine(message, invocation, { ...summary, ...emfMembers(metrics, emf) })}\n`);
     return;
   }
   const members = emfMembers(metrics, emf, true);
-  if (Object.keys(members).length === 0) return;
-  metricsOnly ??= new Console({ stdout: process.stdout, stderr: process.stderr });
-  metricsOnly.log(JSON.stringify(members));
+  if (Object.keys(members).length > 0) process.stdout.write(`${JSON.stringify(members)}\n`);
 };
 
-export const logRequestSummary = (summary: RequestSummary, metrics: readonly MetricRecord[]): void =>
-  writeSummary(REQUEST_SUMMARY_MESSAGE, summary, metrics);
+export const logRequestSummary = (
+  invocation: Invocation,
+  summary: RequestSummary,
+  metrics: readonly MetricRecord[],
+): void => writeSummary(REQUEST_SUMMARY_MESSAGE, invocation, summary, metrics);
 
-export const logAuthorizerSummary = (summary: AuthorizerSummary, metrics: readonly MetricRecord[]): void =>
-  writeSummary(AUTHORIZER_SUMMARY_MESSAGE, summary, metrics);
+export const logAuthorizerSummary = (
+  invocation: Invocation,
+  summary: AuthorizerSummary,
+  metrics: readonly MetricRecord[],
+): void => writeSummary(AUTHORIZER_SUMMARY_MESSAGE, invocation, summary, metrics);
 
 /**
  * Indexed X-Ray annotations of the invocation's trace, so that a trace can be found by the
@@ -78,5 +91,5 @@ export const annotateTrace = (annotations: {
   for (const [key, value] of Object.entries(annotations)) if (value !== undefined) tracer.putAnnotation(key, value);
 };
 
-/** Milliseconds since `startedAt` (a performance.now() reading), to 0.01 ms. */
-export const elapsedMs = (startedAt: number): number => Math.round((performance.now() - startedAt) * 100) / 100;
+/** Milliseconds since the invocation began, to 0.01 ms. */
+export const elapsedMs = ({ startedAt }: Invocation): number => Math.round((performance.now() - startedAt) * 100) / 100;

@@ -116,3 +116,39 @@ describe('DynamoDB throttling', () => {
     expect(written.join('')).not.toContain('a'.repeat(43));
   });
 });
+
+// The summary line is written without Powertools' per-line pipeline (shared/observability/
+// summary-line.ts): it must still carry every field Powertools puts on a line of the invocation.
+describe('the summary line and Powertools’ lines of one invocation', () => {
+  const POWERTOOLS_OWN = ['level', 'message', 'timestamp', 'error'];
+
+  it('the summary carries each field of the invocation’s ERROR line, with the same value', async () => {
+    await functions.invoke(proxyEvent({ path: '/v1/pets/1', requestId: 'req-parity' }));
+    const lines = output();
+    const summary = lines.find((line) => line.message === REQUEST_SUMMARY_MESSAGE)!;
+    const error = lines.find((line) => line.level === 'ERROR')!;
+    const shared = Object.keys(error).filter((key) => !POWERTOOLS_OWN.includes(key));
+    expect(shared).toEqual(expect.arrayContaining(['service', 'cold_start', 'function_name', 'function_request_id']));
+    for (const key of shared) expect([key, summary[key]]).toEqual([key, error[key]]);
+    expect(summary).toMatchObject({ level: 'INFO' });
+    expect(Date.parse(summary.timestamp as string)).toBeGreaterThanOrEqual(Date.parse(error.timestamp as string));
+  });
+
+  it('overlapping invocations of two functions in one process (the local server): each line names its own', async () => {
+    // Throttled, each invocation retries for ~150 ms: the second starts while the first runs.
+    const getPet = functions.invoke(proxyEvent({ path: '/v1/pets/1', requestId: 'req-first' }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const authorizer = functions.authorize(tokenEvent(`Bearer pet_${'b'.repeat(43)}`)).catch(() => undefined);
+    await Promise.all([getPet, authorizer]);
+    const summaries = output().filter(
+      (line) => line.message === REQUEST_SUMMARY_MESSAGE || line.message === AUTHORIZER_SUMMARY_MESSAGE,
+    );
+    expect(summaries.map((line) => [line.message, line.function_name])).toEqual(
+      expect.arrayContaining([
+        [REQUEST_SUMMARY_MESSAGE, 'petstore-test-getPet'],
+        [AUTHORIZER_SUMMARY_MESSAGE, 'petstore-test-authorizer'],
+      ]),
+    );
+    expect(summaries).toHaveLength(2);
+  });
+});

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type EmfSettings, emfMembers, metric } from '../../shared/observability/emf.ts';
 import { METRICS } from '../../shared/observability/metric-names.ts';
+import { lambdaContext } from '../support/in-process.ts';
 
 const on: EmfSettings = { namespace: 'PetStore/test', service: 'petstore', disabled: false };
 /** As CloudWatch reads the line: through its JSON. */
@@ -115,6 +116,7 @@ describe('a log level that hides the summary line', () => {
     });
     const telemetry = await import('../../shared/observability/telemetry.ts');
     telemetry.logRequestSummary(
+      telemetry.startInvocation(lambdaContext('getPet')),
       { operation: 'getPet', status: 200, latencyMs: 1.5, keyId: 'key_a', requestId: 'req-1' },
       [telemetry.metric('latency', { operation: 'getPet' }, 1.5)],
     );
