@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { validationError } from '../shared/api/errors.ts';
 import { ListPetsQuery, MAX_ID, NewPet, PetIdParams } from '../shared/api/schemas.ts';
 
 /** The 400 the API would answer for `input`, or undefined when it is valid. */
-const refusal = (schema: z.ZodType, input: unknown) => {
+const refusal = (schema: z.ZodMiniType, input: unknown) => {
   const parsed = schema.safeParse(input);
   return parsed.success ? undefined : validationError(parsed.error, 'body');
 };

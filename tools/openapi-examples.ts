@@ -2,7 +2,7 @@
 // bodies come from the typed errors, the validation of the zod schemas and the gateway
 // response table, headers from the route table. So an example says what the service says;
 // test/openapi-examples.test.ts checks each one against its schema in the document.
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   GatewayTimeoutError,
   HttpError,
@@ -82,7 +82,7 @@ const fromError = (summary: string, error: HttpError): Example => ({
 });
 
 /** The 400 that the service's validation gives for `input`. */
-const invalid = (summary: string, schema: z.ZodType, input: unknown, location: string): Example => {
+const invalid = (summary: string, schema: z.ZodMiniType, input: unknown, location: string): Example => {
   const parsed = schema.safeParse(input);
   if (parsed.success) throw new Error(`example "${summary}" is valid input: it shows no error`);
   return fromError(summary, validationError(parsed.error, location));

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the route table and the zod schemas.
 // `npm run openapi` writes it to openapi.json; a test fails when that file is stale.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LOCAL_DEFAULTS } from '../infra/local/config.ts';
 import { DEPLOYED_STAGES } from '../infra/stages.ts';
 import {
@@ -25,7 +25,7 @@ import { guide } from './openapi-guide.ts';
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 /** A parameter's schema in OpenAPI 3.1's dialect (JSON Schema 2020-12), its named parts as components. */
-const parameterSchema = (schema: z.ZodType): Record<string, unknown> => {
+const parameterSchema = (schema: z.ZodMiniType): Record<string, unknown> => {
   const {
     $schema: _s,
     $defs: _d,
@@ -41,7 +41,7 @@ const parameterSchema = (schema: z.ZodType): Record<string, unknown> => {
   return rest;
 };
 
-const parameters = <S extends Record<string, z.ZodType>>(
+const parameters = <S extends Record<string, z.ZodMiniType>>(
   shape: S,
   location: 'query' | 'path',
   examples: Record<keyof S, unknown>,

@@ -2,7 +2,7 @@
 // Error body in one place (shared/lambda/middleware.ts, errorHandler). The fixed texts
 // and the Retry-After of the errors API Gateway also answers by itself live here once;
 // shared/api/gateway-responses.ts reads them.
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { ErrorCode, ErrorDetail } from './schemas.ts';
 
 /** Seconds a client should wait before retrying a 429 or a 503. */
@@ -101,7 +101,7 @@ export class GatewayTimeoutError extends HttpError {
 }
 
 /** Turns zod issues into a 400 whose message reads as a sentence and whose details name each field. */
-export const validationError = (error: z.ZodError, location?: string): BadRequestError => {
+export const validationError = (error: z.core.$ZodError, location?: string): BadRequestError => {
   const all: ErrorDetail[] = error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), message: 'is not allowed' }));

@@ -2,7 +2,7 @@
 // contract decides them: the header names, how long a create is remembered, and
 // what a key may look like. The Lambda adapter (shared/lambda/idempotency.ts), the
 // OpenAPI document and the tests read them from here.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Set to `true` on a response that repeats an earlier one. */
@@ -16,12 +16,16 @@ const KEY_MESSAGE = 'must be 1 to 255 visible ASCII characters, given once';
 
 /** The key as sent: 1–255 visible ASCII characters; the draft's quoted form (`"abc"`) means `abc`. */
 export const IdempotencyKey = z
-  .string()
-  .transform((value) =>
-    value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value,
+  .pipe(
+    z.pipe(
+      z.string(),
+      z.transform((value: string) =>
+        value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value,
+      ),
+    ),
+    z.string().check(z.regex(IDEMPOTENCY_KEY_PATTERN, KEY_MESSAGE)),
   )
-  .pipe(z.string().regex(IDEMPOTENCY_KEY_PATTERN, KEY_MESSAGE))
-  .meta({
+  .register(z.globalRegistry, {
     description:
       'Makes a retry safe: a repeat with the same key and body within 24 hours creates nothing and gets the first ' +
       'response again. 1–255 visible ASCII characters; `"abc"` means the same as `abc`.',

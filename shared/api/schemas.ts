@@ -2,7 +2,13 @@
 // OpenAPI document (tools/openapi.ts) all come from these schemas.
 // A namespace import: esbuild then keeps only what is used. `import { z }` drags in every
 // locale zod ships (~370 KB of each function's bundle; see docs/performance.md).
-import * as z from 'zod';
+// zod/mini, not classic zod: the same validation core and messages, but a schema is made
+// without the dozens of methods classic zod installs on each one, and its module is smaller.
+// getPet's bundle: 338 → 271 kB, and its import 60–62 → 51–56 ms (median of 21 and 31 fresh
+// processes, classic and mini alternating; each function's bundle −67 kB alike). Hence
+// functions (`z.optional(x)`, `.check(z.gte(1))`) instead of chained methods, and
+// `.register(z.globalRegistry, …)` instead of `.meta()`.
+import * as z from 'zod/mini';
 
 // No generated parsers (zod's JIT compiles each object schema with `new Function` on its
 // first parse): for these small shapes interpreting is faster, first parse (1.7 against
@@ -26,21 +32,30 @@ const rule = (message: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message),
 });
 
+/** A copy of `schema` with `metadata`, as classic zod's `.meta()`: the original stays without it. */
+const meta = <S extends z.ZodMiniType>(schema: S, metadata: z.core.GlobalMeta): S => {
+  const copy = schema.clone();
+  z.globalRegistry.add(copy, metadata);
+  return copy;
+};
+
 const idMessage = `must be an integer from 1 to ${MAX_ID}`;
-const Id = /* @__PURE__ */ z.int(rule(idMessage)).min(1, idMessage).max(MAX_ID, idMessage);
+const Id = /* @__PURE__ */ z.int(rule(idMessage)).check(z.gte(1, idMessage), z.lte(MAX_ID, idMessage));
 
 export const PetStatus = /* @__PURE__ */ z
   .enum(['available', 'pending', 'sold'], rule('must be one of available, pending, sold'))
-  .meta({ id: 'PetStatus', description: 'Availability of the animal.' });
+  .register(z.globalRegistry, { id: 'PetStatus', description: 'Availability of the animal.' });
 export type PetStatus = z.infer<typeof PetStatus>;
 
 const nameMessage = `must be a string of 1 to ${NAME_MAX_LENGTH} characters`;
 // Length counts code points, so an emoji is one character, not two UTF-16 units.
 const Name = /* @__PURE__ */ z
   .string(rule(nameMessage))
-  .trim()
-  .refine((name) => name.length > 0 && [...name].length <= NAME_MAX_LENGTH, nameMessage)
-  .meta({
+  .check(
+    z.trim(),
+    z.refine((name) => name.length > 0 && [...name].length <= NAME_MAX_LENGTH, nameMessage),
+  )
+  .register(z.globalRegistry, {
     description: "The animal's name; white space around it is trimmed.",
     minLength: 1,
     maxLength: NAME_MAX_LENGTH,
@@ -49,57 +64,65 @@ const Name = /* @__PURE__ */ z
 export const NewPet = /* @__PURE__ */ z
   .strictObject({
     name: Name,
-    categoryId: Id.meta({ description: 'Identifier of the category the animal belongs to.' }),
+    categoryId: meta(Id, { description: 'Identifier of the category the animal belongs to.' }),
     // Defaulted so that every animal can be found by the status filter that replaces getPet.
-    status: PetStatus.default('available'),
+    status: z._default(PetStatus, 'available'),
   })
-  .meta({ id: 'NewPet', description: 'Request body for adding an animal; `id` is assigned by the service.' });
+  .register(z.globalRegistry, {
+    id: 'NewPet',
+    description: 'Request body for adding an animal; `id` is assigned by the service.',
+  });
 export type NewPet = z.output<typeof NewPet>;
 
 export const Pet = /* @__PURE__ */ z
   .strictObject({
-    id: Id.meta({ description: 'Unique identifier, assigned by the service on creation.' }),
+    id: meta(Id, { description: 'Unique identifier, assigned by the service on creation.' }),
     name: z.string(),
     categoryId: Id,
     status: PetStatus,
   })
-  .meta({ id: 'Pet', description: 'An animal of the catalogue.' });
+  .register(z.globalRegistry, { id: 'Pet', description: 'An animal of the catalogue.' });
 export type Pet = z.infer<typeof Pet>;
 
-export const Pets = /* @__PURE__ */ z.array(Pet).meta({ id: 'Pets', description: 'A page of animals.' });
+export const Pets = /* @__PURE__ */ z
+  .array(Pet)
+  .register(z.globalRegistry, { id: 'Pets', description: 'A page of animals.' });
 
 const limitMessage = `must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`;
 export const ListPetsQuery = /* @__PURE__ */ z.object({
   limit: z
-    .string()
-    .regex(/^[0-9]{1,3}$/, limitMessage)
-    .transform(Number)
-    .refine((limit) => limit >= LIMIT_MIN && limit <= LIMIT_MAX, limitMessage)
-    .default(LIMIT_DEFAULT)
+    ._default(
+      z
+        .pipe(z.string().check(z.regex(/^[0-9]{1,3}$/, limitMessage)), z.transform(Number))
+        .check(z.refine((limit) => limit >= LIMIT_MIN && limit <= LIMIT_MAX, limitMessage)),
+      LIMIT_DEFAULT,
+    )
     // What clients see in the document: the wire form is a string, the meaning an integer.
-    .meta({
+    .register(z.globalRegistry, {
       description: `Maximum number of animals returned; ${LIMIT_DEFAULT} when omitted.`,
       type: 'integer',
       minimum: LIMIT_MIN,
       maximum: LIMIT_MAX,
     }),
-  status: PetStatus.optional().meta({ description: 'Only animals with this status.' }),
+  status: z.optional(PetStatus).register(z.globalRegistry, { description: 'Only animals with this status.' }),
   cursor: z
-    .string()
-    .min(1, 'must not be empty')
-    .optional()
-    .meta({ description: 'Opaque position from the `next` link of the previous page.' }),
+    .optional(z.string().check(z.minLength(1, 'must not be empty')))
+    .register(z.globalRegistry, { description: 'Opaque position from the `next` link of the previous page.' }),
 });
 export type ListPetsQuery = z.output<typeof ListPetsQuery>;
 
 const petIdMessage = `must be a positive integer from 1 to ${MAX_ID} without sign or leading zeros`;
 export const PetIdParams = /* @__PURE__ */ z.object({
   petId: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, petIdMessage)
-    .transform(Number)
-    .refine((id) => id <= MAX_ID, petIdMessage)
-    .meta({ description: 'Identifier of the animal.', type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID }),
+    .pipe(z.string().check(z.regex(/^[1-9][0-9]{0,15}$/, petIdMessage)), z.transform(Number))
+    .check(z.refine((id) => id <= MAX_ID, petIdMessage))
+    .register(z.globalRegistry, {
+      description: 'Identifier of the animal.',
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      maximum: MAX_ID,
+    }),
 });
 
 export const ErrorCode = /* @__PURE__ */ z.enum([
@@ -125,9 +148,14 @@ export const ErrorBody = /* @__PURE__ */ z
   .object({
     code: ErrorCode,
     message: z.string(),
-    status: z.int().min(400).max(599).meta({ description: 'The HTTP status code of the response.' }),
-    requestId: z.string().meta({ description: 'Equal to the x-amzn-RequestId response header.' }),
-    details: z.array(ErrorDetail).optional().meta({ description: 'Present on validation errors only.' }),
+    status: z
+      .int()
+      .check(z.gte(400), z.lte(599))
+      .register(z.globalRegistry, { description: 'The HTTP status code of the response.' }),
+    requestId: z.string().register(z.globalRegistry, { description: 'Equal to the x-amzn-RequestId response header.' }),
+    details: z
+      .optional(z.array(ErrorDetail))
+      .register(z.globalRegistry, { description: 'Present on validation errors only.' }),
   })
-  .meta({ id: 'Error', description: 'Body of every error response.' });
+  .register(z.globalRegistry, { id: 'Error', description: 'Body of every error response.' });
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,14 +1,14 @@
 // Paging cursors: opaque to clients, authenticated so that a forged or altered one
 // is a 400, and bound to the status filter they were issued for.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { BadRequestError } from '../api/errors.ts';
 import { MAX_ID, PetStatus } from '../api/schemas.ts';
 
 /** The position after which the next page starts: the id of the last animal served. */
 const Position = z.strictObject({
-  after: z.int().min(1).max(MAX_ID),
-  status: PetStatus.nullable(),
+  after: z.int().check(z.gte(1), z.lte(MAX_ID)),
+  status: z.nullable(PetStatus),
 });
 type Position = z.infer<typeof Position>;
 

@@ -1,6 +1,6 @@
 // Reading REST (v1) proxy events and shaping proxy results.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { BadRequestError, UnsupportedMediaTypeError, validationError } from '../api/errors.ts';
 import { API_VERSION_PATH } from '../api/routes.ts';
 
@@ -52,7 +52,7 @@ export const versionRoot = (event: APIGatewayProxyEvent): string => {
 };
 
 /** Query parameters, each at most once, validated by `schema`. */
-export const parseQuery = <S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
+export const parseQuery = <S extends z.ZodMiniType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
   const single: Record<string, string> = {};
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (!values?.length) continue;
@@ -68,7 +68,7 @@ export const parseQuery = <S extends z.ZodType>(event: APIGatewayProxyEvent, sch
   return parsed.data;
 };
 
-export const parsePathParameters = <S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
+export const parsePathParameters = <S extends z.ZodMiniType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
   const parsed = schema.safeParse(event.pathParameters ?? {});
   if (!parsed.success) throw validationError(parsed.error, 'path');
   return parsed.data;
@@ -83,7 +83,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const notUtf8 = () => new BadRequestError('request body must be UTF-8', [{ field: 'body', message: 'must be UTF-8' }]);
 
 /** An `application/json` body (UTF-8, as JSON is) holding a JSON object, validated by `schema`. */
-export const parseJsonBody = <S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
+export const parseJsonBody = <S extends z.ZodMiniType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
   const contentType = header(event, 'content-type')?.trim() ?? '';
   if (!JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaTypeError();
   const charset = CHARSET_PARAMETER.exec(contentType)?.[1];
