@@ -5,11 +5,15 @@ import * as z from 'zod/mini';
 import { BadRequestError } from '../api/errors.ts';
 import { MAX_ID, PetStatus } from '../api/schemas.ts';
 
-/** The position after which the next page starts: the id of the last animal served. */
-const Position = z.strictObject({
-  after: z.int().check(z.gte(1), z.lte(MAX_ID)),
-  status: z.nullable(PetStatus),
-});
+/**
+ * The position after which the next page starts: the id of the last animal served. Built in a
+ * pure-marked function so that a bundle without paging (the authorizer) drops it (schemas.ts).
+ */
+const Position = /* @__PURE__ */ (() =>
+  z.strictObject({
+    after: z.int().check(z.gte(1), z.lte(MAX_ID)),
+    status: z.nullable(PetStatus),
+  }))();
 type Position = z.infer<typeof Position>;
 
 const MAC_BYTES = 16;
