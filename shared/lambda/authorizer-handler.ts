@@ -3,18 +3,18 @@
 // metric and Powertools' ColdStart metric. A refusal is a thrown KeyRefused, which API
 // Gateway turns into a 401; any other fault's stack goes to the log and API Gateway
 // answers 503 (AUTHORIZER_FAILURE).
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { AuthFailureReason } from '../observability/metric-names.ts';
-import { logger, tracer } from '../observability/powertools.ts';
+import { tracer } from '../observability/powertools.ts';
 import {
   annotateTrace,
   coldStartMetrics,
   elapsedMs,
   type Invocation,
   logAuthorizerSummary,
+  logFault,
   type MetricRecord,
   metric,
   startInvocation,
@@ -59,7 +59,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
         metricsOf(internal),
       );
     },
-    onError: ({ event, error, internal }) => {
+    onError: async ({ event, error, internal }) => {
       const invocation = invocationOf(internal);
       const latencyMs = elapsedMs(invocation);
       if (error instanceof KeyRefused) {
@@ -72,7 +72,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
         return;
       }
       annotateTrace({ operation: AUTHORIZER_OPERATION });
-      logger.error('authorizer fault', { error });
+      await logFault(invocation, 'authorizer fault', error, {});
       logAuthorizerSummary(
         invocation,
         { outcome: 'error', latencyMs, methodArn: event.methodArn },
@@ -87,7 +87,6 @@ export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
   middy<Event, Result, Error, Context, Record<string, unknown>>()
     // The policy names only the key id; still, a trace needs no copy of it.
     .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
-    // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event is the token.
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    // The event is the token: nothing hands it to the Logger (no injectLambdaContext, logFault).
     .use(authorizerTelemetry())
     .handler(handler);

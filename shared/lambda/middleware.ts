@@ -7,7 +7,6 @@
 // The middy chain every HTTP function runs: context for the logs, one summary line
 // and metrics per request, the contract's Error body for every failure, and the
 // body size limit.
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -21,12 +20,13 @@ import {
 import { type Deprecation, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
-import { logger, tracer } from '../observability/powertools.ts';
+import { tracer } from '../observability/powertools.ts';
 import {
   annotateTrace,
   coldStartMetrics,
   elapsedMs,
   type Invocation,
+  logFault,
   logRequestSummary,
   type MetricRecord,
   metric,
@@ -56,24 +56,26 @@ const asHttpError = (error: unknown): HttpError | undefined =>
 const errorCodeOf = (error: unknown): ErrorCode | undefined =>
   error === undefined || error === null ? undefined : (asHttpError(error)?.code ?? 'INTERNAL_ERROR');
 
+/** The invocation, begun by the first middleware that asks (request.internal: per request). */
+const invocationOf = (request: HttpRequest): Invocation =>
+  ((request.internal.invocation as Invocation | undefined) ??= startInvocation(request.context));
+
 /** Metrics a middleware adds to the request's summary line (request.internal: per request, never per module). */
 const metricsOf = (request: HttpRequest): MetricRecord[] => ((request.internal.metrics as MetricRecord[]) ??= []);
 
 /**
- * Every log line of the request names the API Gateway request id (the client's requestId,
- * which the access log names too) and the key id, so one saved query finds all of a request's
- * lines; the trace carries them too. Then one summary line per request, whatever the outcome,
- * carrying the request's metrics (EMF) and the fields Powertools puts on each line (from the
- * invocation's own context: summary-line.ts). Powertools' `cold_start` and ColdStart metric are
- * both decided as Powertools decides them (startInvocation).
+ * One summary line per request, whatever the outcome, carrying the request's metrics (EMF), the
+ * fields Powertools puts on each line (from the invocation's own context: summary-line.ts), the
+ * API Gateway request id (the client's requestId, which the access log names too) and the key
+ * id, so that one saved query finds all of a request's lines (a fault's line names them too:
+ * errorHandler); the trace carries them as well. Powertools' `cold_start` and ColdStart metric are
+ * decided as Powertools decides them (startInvocation).
  */
 const requestTelemetry = (operation: OperationId): HttpMiddleware => {
   const before = (request: HttpRequest) => {
-    const invocation = startInvocation(request.context);
-    request.internal.invocation = invocation;
+    const invocation = invocationOf(request);
     const { requestId } = request.event.requestContext;
     const keyId = keyIdOf(request.event);
-    logger.appendKeys({ requestId, keyId });
     // X-Ray finds the trace by `annotation.requestId = "…"` (docs/runbook.md).
     annotateTrace({ operation, keyId, requestId });
     metricsOf(request).push(...coldStartMetrics(invocation));
@@ -81,7 +83,7 @@ const requestTelemetry = (operation: OperationId): HttpMiddleware => {
   const finish = (request: HttpRequest) => {
     const status = request.response?.statusCode ?? 500;
     const errorCode = errorCodeOf(request.error);
-    const invocation = request.internal.invocation as Invocation;
+    const invocation = invocationOf(request);
     const latencyMs = elapsedMs(invocation);
     const { requestId } = request.event.requestContext;
     const metrics = metricsOf(request);
@@ -99,19 +101,20 @@ const requestTelemetry = (operation: OperationId): HttpMiddleware => {
 
 /** Turns every error into the contract's Error body; the cause and stack go to the log only. */
 const errorHandler = (): HttpMiddleware => ({
-  onError: (request) => {
+  onError: async (request) => {
     const { event } = request;
     const requestId = event.requestContext.requestId;
+    const ids = { requestId, keyId: keyIdOf(event) };
     const error = asHttpError(request.error) ?? request.error;
     if (error instanceof HttpError) {
       // The stack (and the cause's) goes to the log only; the body names the requestId to find it.
-      if (error.status >= 500) logger.error(error.message, { error });
+      if (error.status >= 500) await logFault(invocationOf(request), error.message, error, ids);
       const body: ErrorBody = { code: error.code, message: error.message, status: error.status, requestId };
       if (error.details) body.details = error.details;
       request.response = json(error.status, body, error.headers);
       return;
     }
-    logger.error('unhandled error', { error });
+    await logFault(invocationOf(request), 'unhandled error', error, ids);
     const body: ErrorBody = { code: 'INTERNAL_ERROR', message: FIXED_MESSAGES.INTERNAL_ERROR, status: 500, requestId };
     request.response = json(500, body);
   },
@@ -167,8 +170,9 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
     // First, so that its handler subsegment holds the annotations and the DynamoDB calls. The
     // response (animals) stays out of the trace; an error's message and stack go in.
     .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
-    // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the Authorization header.
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+    // No Powertools injectLambdaContext: the event, which holds the Authorization header, never
+    // reaches the Logger (whatever POWERTOOLS_LOGGER_LOG_EVENT says), and a fault's line gets the
+    // context when it is written (logFault).
     .use(requestTelemetry(operationId));
   // Registered before errorHandler so that its onError runs after the Error body exists.
   if (deprecation) chain.use(deprecated(operationId, deprecation));

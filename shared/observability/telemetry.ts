@@ -14,7 +14,7 @@ import {
   REQUEST_SUMMARY_MESSAGE,
   type RequestSummary,
 } from './log-fields.ts';
-import { logger, tracer } from './powertools.ts';
+import { loggerFor, loggerLevel, tracer } from './powertools.ts';
 import { type Invocation, summaryLine } from './summary-line.ts';
 
 export { type Invocation, type MetricRecord, metric };
@@ -22,12 +22,12 @@ export { type Invocation, type MetricRecord, metric };
 const emf = emfSettingsFromEnvironment();
 
 /**
- * Whether the Logger prints INFO: fixed at init, as its level comes from the environment and
- * nothing here changes it. Asked once, not per line. (Powertools' debug sampling, which the
- * stack does not set, would lower a WARN level for some invocations; they would get the
- * metrics' line, not the summary.)
+ * Whether the summary line prints: the Logger's level lets INFO through. Fixed at init, as the
+ * level comes from the environment and nothing here changes it. (Powertools' debug sampling,
+ * which the stack does not set, would lower a WARN level for some invocations; they would get
+ * the metrics' line, not the summary.)
  */
-const summaryPrints = ['TRACE', 'DEBUG', 'INFO'].includes(logger.getLevelName());
+const summaryPrints = ['TRACE', 'DEBUG', 'INFO'].includes(loggerLevel());
 
 /** As Powertools decides it (its Utility class): only an on-demand environment's first invocation. */
 let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
@@ -76,6 +76,22 @@ export const logAuthorizerSummary = (
   summary: AuthorizerSummary,
   metrics: readonly MetricRecord[],
 ): void => writeSummary(AUTHORIZER_SUMMARY_MESSAGE, invocation, summary, metrics);
+
+/**
+ * A fault's line, through Powertools Logger (its Error formatting: name, message, stack and
+ * cause), with the invocation's context and the request's ids, as every line of a request has.
+ */
+export const logFault = async (
+  invocation: Invocation,
+  message: string,
+  error: unknown,
+  ids: { requestId?: string | undefined; keyId?: string | undefined },
+): Promise<void> => {
+  const logger = await loggerFor(invocation.context, invocation.coldStart);
+  logger.appendKeys(ids);
+  logger.error(message, { error });
+  logger.resetKeys();
+};
 
 /**
  * Indexed X-Ray annotations of the invocation's trace, so that a trace can be found by the

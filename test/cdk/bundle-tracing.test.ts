@@ -68,6 +68,11 @@ test('a staging bundle never imports node:http as an ES module, whose facade loa
   expect(code.match(/(?:from|import\()\s*["'](?:node:)?http["']/g) ?? []).toEqual([]);
 });
 
+test('a staging bundle never imports node:process as an ES module, whose facade opens stdin, stdout and stderr', () => {
+  const code = readFileSync(join(stagingBundle('getPet'), 'index.mjs'), 'utf8');
+  expect(code.match(/(?:from|import\()\s*["'](?:node:)?process["']/g) ?? []).toEqual([]);
+});
+
 test('a staging bundle, run as Lambda runs it with active tracing, sends the handler and DynamoDB subsegments', async () => {
   // Away from node_modules, as Lambda runs it: only what is in the bundle loads.
   const outside = mkdtempSync(join(tmpdir(), 'petstore-tracing-'));
