@@ -24,12 +24,12 @@ import {
   setFunctionEnv,
   tokenEvent,
 } from '../support/in-process.ts';
-import { type EmfLine, emfLinesOf, fieldOf, type LogLine } from './support.ts';
+import { captureFunctionOutput, type EmfLine, emfLinesOf, fieldOf, type LogLine } from './support.ts';
 
 const STAGE = 'faults';
 let dynamodb: FaultyDynamoDB;
 let functions: Functions;
-let written: string[] = [];
+let output: ReturnType<typeof captureFunctionOutput>;
 
 beforeAll(async () => {
   dynamodb = await startFaultyDynamoDB('throttling');
@@ -37,29 +37,15 @@ beforeAll(async () => {
   // As the stack sets them; EMF on, so that the metrics can be read back.
   Object.assign(process.env, powertoolsEnvironment(STAGE, 'INFO'), { POWERTOOLS_METRICS_DISABLED: 'false' });
   functions = await loadFunctions();
-  // Powertools writes through its own Console: ERROR and WARN to stderr, the rest to stdout.
-  // Lambda files both in the function's log group.
-  for (const stream of [process.stdout, process.stderr]) {
-    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
-  }
+  output = captureFunctionOutput();
 });
 afterEach(() => {
-  written = [];
+  output.clear();
 });
 afterAll(async () => {
   vi.restoreAllMocks();
   await dynamodb?.close();
 });
-
-const output = (): LogLine[] =>
-  written
-    .join('')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
 
 const operations: [OperationId, () => APIGatewayProxyEvent][] = [
   ['listPets', () => proxyEvent({ path: '/v1/pets', requestId: 'req-listPets' })],
@@ -73,7 +59,7 @@ describe('DynamoDB throttling', () => {
     async (operation, event) => {
       const result = await functions.invoke(event());
       expect(result.statusCode).toBe(503);
-      const lines = output();
+      const lines = output.lines();
 
       const summary = lines.filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
       expect(summary).toHaveLength(1);
@@ -104,7 +90,7 @@ describe('DynamoDB throttling', () => {
 
   it('the authorizer: outcome "error" with its stack, and no AuthFailures (the key was not refused)', async () => {
     await expect(functions.authorize(tokenEvent(`Bearer pet_${'a'.repeat(43)}`))).rejects.not.toThrow('Unauthorized');
-    const lines = output();
+    const lines = output.lines();
     const summary = lines.filter((line) => line.message === AUTHORIZER_SUMMARY_MESSAGE);
     expect(summary).toHaveLength(1);
     expect(summary[0]).toMatchObject({ outcome: 'error' });
@@ -113,7 +99,7 @@ describe('DynamoDB throttling', () => {
     expect(errors).toHaveLength(1);
     expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
     expect(emfLinesOf(lines.filter((line) => line._aws) as EmfLine[], METRICS.authFailures)).toEqual([]);
-    expect(written.join('')).not.toContain('a'.repeat(43));
+    expect(output.text()).not.toContain('a'.repeat(43));
   });
 });
 
@@ -124,7 +110,7 @@ describe('the summary line and Powertools’ lines of one invocation', () => {
 
   it('the summary carries each field of the invocation’s ERROR line, with the same value', async () => {
     await functions.invoke(proxyEvent({ path: '/v1/pets/1', requestId: 'req-parity' }));
-    const lines = output();
+    const lines = output.lines();
     const summary = lines.find((line) => line.message === REQUEST_SUMMARY_MESSAGE)!;
     const error = lines.find((line) => line.level === 'ERROR')!;
     const shared = Object.keys(error).filter((key) => !POWERTOOLS_OWN.includes(key));
@@ -140,9 +126,9 @@ describe('the summary line and Powertools’ lines of one invocation', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const authorizer = functions.authorize(tokenEvent(`Bearer pet_${'b'.repeat(43)}`)).catch(() => undefined);
     await Promise.all([getPet, authorizer]);
-    const summaries = output().filter(
-      (line) => line.message === REQUEST_SUMMARY_MESSAGE || line.message === AUTHORIZER_SUMMARY_MESSAGE,
-    );
+    const summaries = output
+      .lines()
+      .filter((line) => line.message === REQUEST_SUMMARY_MESSAGE || line.message === AUTHORIZER_SUMMARY_MESSAGE);
     expect(summaries.map((line) => [line.message, line.function_name])).toEqual(
       expect.arrayContaining([
         [REQUEST_SUMMARY_MESSAGE, 'petstore-test-getPet'],

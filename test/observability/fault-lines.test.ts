@@ -8,7 +8,7 @@ import { powertoolsEnvironment } from '../../shared/observability/metric-names.t
 import { loggerLevel } from '../../shared/observability/powertools.ts';
 import { FAULT_TEST_TABLES, type FaultyDynamoDB, startFaultyDynamoDB } from '../support/faulty-dynamodb.ts';
 import { loadFunctions, proxyEvent, setFunctionEnv } from '../support/in-process.ts';
-import type { LogLine } from './support.ts';
+import { captureFunctionOutput } from './support.ts';
 
 describe('the level the summary line is written at', () => {
   afterEach(() => vi.unstubAllEnvs());
@@ -34,21 +34,16 @@ describe('the level the summary line is written at', () => {
 
 describe('the cold_start of a fault’s line', () => {
   let dynamodb: FaultyDynamoDB;
-  let written: string[] = [];
+  let output: ReturnType<typeof captureFunctionOutput>;
 
   beforeAll(async () => {
     dynamodb = await startFaultyDynamoDB('throttling');
     setFunctionEnv(dynamodb.endpoint, FAULT_TEST_TABLES);
     Object.assign(process.env, powertoolsEnvironment('faults', 'INFO'));
-    for (const stream of [process.stdout, process.stderr]) {
-      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-        written.push(String(chunk));
-        return true;
-      });
-    }
+    output = captureFunctionOutput();
   });
   afterEach(() => {
-    written = [];
+    output.clear();
     vi.unstubAllEnvs();
   });
   afterAll(async () => {
@@ -62,14 +57,9 @@ describe('the cold_start of a fault’s line', () => {
     vi.resetModules();
     return loadFunctions();
   };
-  const lines = (): LogLine[] =>
-    written
-      .join('')
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as LogLine);
   const coldStarts = (requestId: string) =>
-    lines()
+    output
+      .lines()
       .filter((line) => line.requestId === requestId)
       .map((line) => [line.message === REQUEST_SUMMARY_MESSAGE ? 'summary' : line.level, line.cold_start]);
 

@@ -2,6 +2,7 @@
 // log, each function's log group (JSON lines named by function_name) and the EMF lines.
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { vi } from 'vitest';
 import { readOwner } from '../../infra/local/data-dir.ts';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { LogSource } from '../../infra/monitoring/queries.ts';
@@ -95,6 +96,34 @@ export const embeddedDynamoDB = (
     keys: createKeysRepository(DynamoDBDocumentClient.from(client), keysTable.name),
     deleteTable: async (name) => {
       await client.send(new DeleteTableCommand({ TableName: name }));
+    },
+  };
+};
+
+/**
+ * What the functions write in this process, as Lambda files it: stdout and stderr (Powertools
+ * writes ERROR and WARN to stderr, the rest, and the summary line, go to stdout) in the function's
+ * log group. Captured until vi.restoreAllMocks(); `clear` between tests.
+ */
+export const captureFunctionOutput = () => {
+  let written: string[] = [];
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+  }
+  return {
+    /** Every JSON line written so far. */
+    lines: (): LogLine[] =>
+      written
+        .join('')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as LogLine),
+    text: (): string => written.join(''),
+    clear: (): void => {
+      written = [];
     },
   };
 };
