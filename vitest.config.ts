@@ -1,9 +1,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
+// `npm test` runs four kinds of test, one folder each (README, "Tests"):
+//   test/unit         pure code, in process
+//   test/integration  real components in process: dynalite over HTTP, the emulated gateway, the handlers
+//   test/e2e          over HTTP against the local server (`npm start`) or the project's commands
+//   test/cdk          synthesized templates and bundles
+// test/browser needs chromium and runs apart (`npm run test:browser`, vitest.browser.config.ts).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Browser tests need chromium: `npm run test:browser` (vitest.browser.config.ts).
+    include: ['test/{unit,integration,e2e,cdk}/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/browser/**'],
     // End-to-end files start real servers: generous, but bounded.
     testTimeout: 30_000,

@@ -1,4 +1,4 @@
-// `npm run fuzz`: the fuzzing of test/fuzz.test.ts at length, against `npm start`'s
+// `npm run fuzz`: the fuzzing of test/e2e/fuzz.test.ts at length, against `npm start`'s
 // server in its own process. FUZZ_RUNS (10000), FUZZ_PARALLEL (4), FUZZ_SECONDS (600);
 // FUZZ_SEED replays a run (with the same FUZZ_PARALLEL).
 import { rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // Writes client/schema.d.ts, the client's types, from the committed openapi.json with
 // openapi-typescript. `npm run openapi` runs it right after writing openapi.json; the
-// freshness test (test/openapi.test.ts) compares the committed file with clientTypes().
+// freshness test (test/unit/openapi.test.ts) compares the committed file with clientTypes().
 // It lives in client/ because openapi-typescript needs TypeScript 5's compiler API, which
 // the client's package.json brings; the project's own TypeScript 7 has none.
 import { readFileSync, writeFileSync } from 'node:fs';

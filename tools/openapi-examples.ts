@@ -1,7 +1,7 @@
 // Examples for the OpenAPI document, made by the code that makes the real answers: error
 // bodies come from the typed errors, the validation of the zod schemas and the gateway
 // response table, headers from the route table. So an example says what the service says;
-// test/openapi-examples.test.ts checks each one against its schema in the document.
+// test/unit/openapi-examples.test.ts checks each one against its schema in the document.
 import type * as z from 'zod/mini';
 import {
   GatewayTimeoutError,

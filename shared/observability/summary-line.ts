@@ -9,7 +9,7 @@
 //
 // What the line carries stays Powertools' own: the fields its formatter (PowertoolsLogFormatter)
 // puts on every line, with the same names and values, so that no saved query, metric filter or
-// reader can tell the two apart (test/observability/dynamodb-faults.test.ts compares the summary
+// reader can tell the two apart (test/integration/dynamodb-faults.test.ts compares the summary
 // with a Powertools line of the same invocation). They come from the invocation's own context,
 // not from the Logger's, which one process shares between functions on the local stage: there,
 // two overlapping invocations of different functions each name their own function.

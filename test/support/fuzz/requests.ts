@@ -1,4 +1,4 @@
-// Random and malformed requests for the fuzzing in test/fuzz.test.ts and bench/fuzz.ts:
+// Random and malformed requests for the fuzzing in test/e2e/fuzz.test.ts and bench/fuzz.ts:
 // bodies, query strings, headers, path parameters and methods, valid and not,
 // including oversized ones. Only what node:http can put on the wire is generated.
 import fc from 'fast-check';

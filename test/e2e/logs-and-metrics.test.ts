@@ -1,0 +1,308 @@
+// What on-call reads, from the real thing: the local server (stage `local`, DEBUG logs,
+// EMF on) answers every route, failures included, and its output is filed as CloudWatch
+// would file it. No line may name a key or an Authorization header; every request leaves
+// one summary line and its metrics; every field a saved query reads is really written.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fieldsReadBy, type LogSource, savedQueries } from '../../infra/monitoring/queries.ts';
+import { type OperationId, routes } from '../../shared/api/routes.ts';
+import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
+import {
+  AUTHORIZER_SUMMARY_MESSAGE,
+  LOG_FIELDS,
+  REQUEST_SUMMARY_MESSAGE,
+} from '../../shared/observability/log-fields.ts';
+import { METRICS, type MetricKey, metricsNamespace, statusClassOf } from '../../shared/observability/metric-names.ts';
+import type { LocalServer } from '../support/local-server.ts';
+import {
+  embeddedDynamoDB,
+  emfLinesOf,
+  fieldOf,
+  type LogLine,
+  linesOf,
+  type ParsedOutput,
+  parseOutput,
+} from '../support/observability.ts';
+import {
+  bearer,
+  call,
+  disposeServer,
+  expectError,
+  type Reply,
+  type RequestOptions,
+  startServer,
+  unknownKey,
+} from './support.ts';
+
+interface Exchange {
+  reply: Reply;
+  /** The function that answered; undefined when API Gateway answered by itself. */
+  operation: OperationId | undefined;
+  requestId: string;
+}
+
+let server: LocalServer;
+let parsed: ParsedOutput;
+let keyId: string;
+const exchanges: Exchange[] = [];
+let revokedKeyId: string;
+/** Every key and Authorization header value sent: none may reach a log line. */
+const secrets: string[] = [];
+
+const send = async (
+  operation: OperationId | undefined,
+  target: string,
+  options: RequestOptions = {},
+): Promise<Reply> => {
+  if (options.authorization) secrets.push(options.authorization);
+  const reply = await call(server, target, options);
+  exchanges.push({ reply, operation, requestId: reply.headers.get('x-amzn-requestid')! });
+  return reply;
+};
+
+beforeAll(async () => {
+  // Cache off: every request below runs the authorizer, so that each refusal and the fault
+  // under it leave the authorizer's line (with the cache, a known key's line is on a miss only).
+  server = await startServer({
+    LOG_LEVEL: 'DEBUG',
+    POWERTOOLS_METRICS_DISABLED: 'false',
+    PETSTORE_AUTHORIZER_CACHE_TTL: '0',
+  });
+  keyId = /API key \((key_\w+)\)/.exec(server.output())![1]!;
+  const dynamodb = embeddedDynamoDB(server.dataDir);
+  const revoked = await dynamodb.keys.create('revoked by the observability test');
+  await dynamodb.keys.revoke(revoked.keyId);
+  revokedKeyId = revoked.keyId;
+  const unknown = unknownKey();
+  secrets.push(server.key, bearer(server.key), revoked.key, unknown);
+
+  const json = { 'Content-Type': 'application/json' };
+  const created = await send('createPet', '/pets', {
+    method: 'POST',
+    headers: json,
+    body: '{"name":"Rex","categoryId":3}',
+  });
+  await send('createPet', '/pets', {
+    method: 'POST',
+    headers: json,
+    body: '{"name":"Tom","categoryId":4,"status":"sold"}',
+  });
+  // listPets: a filtered page, a lower-case scheme, refusals.
+  await send('listPets', '/pets?status=available&limit=1');
+  await send('listPets', '/pets', { authorization: `bEaReR ${server.key}` });
+  await send('listPets', '/pets?limit=0');
+  await send('listPets', '/pets?cursor=forged');
+  // createPet: validation, media type, size.
+  await send('createPet', '/pets', { method: 'POST', headers: json, body: '{"name":"","categoryId":0}' });
+  await send('createPet', '/pets', { method: 'POST', headers: json, body: '{not json' });
+  await send('createPet', '/pets', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'Rex' });
+  const tooLarge = JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 });
+  await send('createPet', '/pets', { method: 'POST', headers: json, body: tooLarge });
+  // getPet (deprecated): found, missing, malformed.
+  await send('getPet', `/pets/${(created.body as { id: number }).id}`);
+  await send('getPet', '/pets/9007199254740991');
+  await send('getPet', '/pets/01');
+  // API Gateway's own answers: no route, no key, a bad scheme, unknown and revoked keys.
+  await send(undefined, '/nowhere');
+  await send(undefined, '/pets', { method: 'DELETE' });
+  await send(undefined, '/pets', { authorization: null });
+  await send(undefined, '/pets', { authorization: `Basic ${Buffer.from(`user:${server.key}`).toString('base64')}` });
+  await send(undefined, '/pets', { authorization: bearer(unknown) });
+  await send(undefined, '/pets/1', { authorization: bearer(revoked.key) });
+  // Real faults, last: a table gone under a running function (500), then under the authorizer (503).
+  await dynamodb.deleteTable(petsTable.name);
+  await send('getPet', '/pets/1');
+  await dynamodb.deleteTable(keysTable.name);
+  await send(undefined, '/pets');
+  dynamodb.client.destroy();
+
+  // The access-log line is written once the response is sent: wait for the last one.
+  const last = exchanges.at(-1)!.requestId;
+  for (let i = 0; i < 100 && !server.output().includes(`"requestId":"${last}","keyId"`); i++)
+    await new Promise((r) => setTimeout(r, 50));
+  await server.stop();
+  parsed = parseOutput(server.output());
+}, 90_000);
+
+afterAll(() => disposeServer(server));
+
+const summaries = (source: LogSource) =>
+  linesOf(parsed, source).filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
+const reachedFunctions = () =>
+  exchanges.filter((e): e is Exchange & { operation: OperationId } => e.operation !== undefined);
+const statusOf = (e: Exchange) => e.reply.status;
+
+describe('the requests driven', () => {
+  it('cover every route, and answer as the contract says', () => {
+    expect(new Set(reachedFunctions().map((e) => e.operation))).toEqual(new Set(routes.map((r) => r.operationId)));
+    expect(exchanges.map(statusOf)).toEqual([
+      201, 201, 200, 200, 400, 400, 400, 400, 415, 413, 200, 404, 400, 404, 404, 401, 401, 401, 401, 500, 503,
+    ]);
+    for (const e of exchanges.filter((e) => statusOf(e) >= 400))
+      expectError(e.reply, statusOf(e), (e.reply.body as { code: string }).code, secrets);
+  });
+});
+
+describe('logs', () => {
+  it('no line names a key or an Authorization header', () => {
+    // The access line of each request, its authorizer's line and its function's: something to check.
+    expect(parsed.raw.length).toBeGreaterThan(exchanges.length * 2);
+    // The start-up banner shows the key on purpose (it is printed for the person who started
+    // the server, not logged): proof that the check below would see one.
+    expect(server.output()).toContain(server.key);
+    for (const line of parsed.raw) {
+      for (const secret of secrets) expect(line).not.toContain(secret);
+      expect(line).not.toMatch(/pet_[0-9A-Za-z]{32,}/);
+      expect(line).not.toMatch(/\b(bearer|basic)\s+[A-Za-z0-9+/=_]{16,}/i);
+    }
+  });
+
+  it('each request a function answered has exactly one summary line, with every field', () => {
+    for (const e of reachedFunctions()) {
+      const mine = summaries(e.operation).filter((line) => line.requestId === e.requestId);
+      expect(mine, `${e.operation} ${statusOf(e)}`).toHaveLength(1);
+      const [line] = mine as [LogLine];
+      expect(line.level).toBe('INFO');
+      expect(line.operation).toBe(e.operation);
+      expect(line.status).toBe(statusOf(e));
+      expect(line.errorCode).toBe(statusOf(e) >= 400 ? (e.reply.body as { code: string }).code : undefined);
+      expect(line.latencyMs).toEqual(expect.any(Number));
+      expect(line.keyId).toBe(keyId);
+      expect(line.cold_start).toEqual(expect.any(Boolean));
+    }
+    const gatewayOnly = exchanges.filter((e) => e.operation === undefined).map((e) => e.requestId);
+    for (const { operationId } of routes)
+      expect(summaries(operationId).filter((l) => gatewayOnly.includes(l.requestId as string))).toEqual([]);
+  });
+
+  it('every line of a request names its requestId and key id, so one query finds them all', () => {
+    for (const { operationId } of routes) {
+      for (const line of linesOf(parsed, operationId)) {
+        expect(exchanges.map((e) => e.requestId)).toContain(line.requestId);
+        expect(line.keyId).toBe(keyId);
+      }
+    }
+  });
+
+  it('a fault logs its stack with the requestId, and the body shows neither', () => {
+    const fault = exchanges.find((e) => statusOf(e) === 500)!;
+    const errors = linesOf(parsed, 'getPet').filter(
+      (line) => line.level === 'ERROR' && line.requestId === fault.requestId,
+    );
+    expect(errors).toHaveLength(1);
+    expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
+    expect(fieldOf(errors[0]!, LOG_FIELDS.errorName)).toEqual(expect.any(String));
+    expect(JSON.stringify(fault.reply.body)).not.toMatch(/\bat .+:\d+/);
+  });
+
+  it('the authorizer writes one summary line per invocation: outcome, reason, key id, latency, cold start', () => {
+    const lines = linesOf(parsed, 'authorizer').filter((line) => line.message === AUTHORIZER_SUMMARY_MESSAGE);
+    const allowed = lines.filter((line) => line.outcome === 'allow');
+    const denied = lines.filter((line) => line.outcome === 'deny');
+    const failed = lines.filter((line) => line.outcome === 'error');
+    // Every request that reached a function went through the authorizer (no cache locally).
+    expect(allowed).toHaveLength(reachedFunctions().length);
+    for (const line of allowed) expect(line.keyId).toBe(keyId);
+    expect(denied.map((line) => line.reason)).toEqual(['unknown', 'revoked']);
+    // A revoked key is named by its id (who still uses it), an unknown one by nothing.
+    expect(denied.map((line) => line.keyId)).toEqual([undefined, revokedKeyId]);
+    expect(failed).toHaveLength(1);
+    for (const line of lines) {
+      expect(line.latencyMs).toEqual(expect.any(Number));
+      expect(line.methodArn).toMatch(/^arn:aws:execute-api:.*\/local\/(GET|POST)\//);
+      expect(line.cold_start).toEqual(expect.any(Boolean));
+    }
+    const faults = linesOf(parsed, 'authorizer').filter((line) => line.level === 'ERROR');
+    expect(faults).toHaveLength(1);
+    expect(fieldOf(faults[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
+  });
+});
+
+describe('metrics', () => {
+  const namespace = metricsNamespace('local');
+  const emitted: MetricKey[] = [
+    'requests',
+    'latency',
+    'validationFailures',
+    'deprecatedCalls',
+    'authFailures',
+    'coldStart',
+  ];
+
+  it.each(emitted)('%s: in the stage namespace, with exactly its declared dimensions', (key) => {
+    const spec = METRICS[key];
+    const found = emfLinesOf(parsed.emf, spec);
+    expect(found.length).toBeGreaterThan(0);
+    for (const { namespace: ns, dimensions, unit, line } of found) {
+      expect(ns).toBe(namespace);
+      expect(dimensions).toEqual([['service', ...spec.dimensions]]);
+      expect(unit).toBe(spec.unit);
+      for (const dimension of spec.dimensions) expect(line[dimension]).toEqual(expect.any(String));
+    }
+  });
+
+  it('ride on the summary lines: one line per invocation, never a line of metrics alone', () => {
+    for (const line of parsed.emf) {
+      expect([REQUEST_SUMMARY_MESSAGE, AUTHORIZER_SUMMARY_MESSAGE]).toContain(line.message);
+    }
+    for (const e of reachedFunctions()) {
+      const [summary] = summaries(e.operation).filter((line) => line.requestId === e.requestId) as [LogLine];
+      expect(summary._aws, `${e.operation} ${statusOf(e)}`).toBeDefined();
+      expect(summary[METRICS.requests.name]).toBe(1);
+      expect(summary[METRICS.latency.name]).toBe(summary.latencyMs);
+    }
+  });
+
+  it('Requests counts each answer once, by operation and status class', () => {
+    const counted = emfLinesOf(parsed.emf, METRICS.requests)
+      .map(({ line }) => `${line.operation} ${line.statusClass}`)
+      .sort();
+    const answered = reachedFunctions()
+      .map((e) => `${e.operation} ${statusClassOf(statusOf(e))}`)
+      .sort();
+    expect(counted).toEqual(answered);
+  });
+
+  it('ValidationFailures counts the 400s, DeprecatedCalls the getPet calls by key id, AuthFailures the refused keys', () => {
+    const per = (key: MetricKey) => emfLinesOf(parsed.emf, METRICS[key]).map(({ line }) => line);
+    expect(
+      per('validationFailures')
+        .map((l) => l.operation)
+        .sort(),
+    ).toEqual(
+      reachedFunctions()
+        .filter((e) => statusOf(e) === 400)
+        .map((e) => e.operation)
+        .sort(),
+    );
+    expect(per('deprecatedCalls').map((l) => `${l.operation} ${l.keyId}`)).toEqual(
+      reachedFunctions()
+        .filter((e) => e.operation === 'getPet')
+        .map(() => `getPet ${keyId}`),
+    );
+    expect(per('authFailures').map((l) => l.reason)).toEqual(['unknown', 'revoked']);
+  });
+});
+
+describe('saved queries', () => {
+  it('find the fields they read, not their keywords, literals or aliases', () => {
+    expect(
+      fieldsReadBy(
+        'fields a, b.c | filter d = "x y" and e like /f g/ | stats count(*) as n by h, bin(5m) | sort n desc',
+      ),
+    ).toEqual(['a', 'b.c', 'd', 'e', 'h']);
+  });
+
+  it.each(savedQueries.map((q) => [q.name, q] as const))(
+    '%s: every field it reads is written to one of its log groups',
+    (_, query) => {
+      const fields = fieldsReadBy(query.queryString);
+      expect(fields.length).toBeGreaterThan(0);
+      for (const field of fields) {
+        const written = query.sources.some((source) =>
+          linesOf(parsed, source).some((line) => (fieldOf(line, field) ?? null) !== null),
+        );
+        expect(written, `${query.name} reads "${field}", which no line of ${query.sources.join(', ')} has`).toBe(true);
+      }
+    },
+  );
+});

@@ -1,0 +1,39 @@
+// docs/capacity.md's figures come from tools/capacity.ts: pin the arithmetic they rest on.
+import { expect, test } from 'vitest';
+import {
+  authorizerChecks,
+  DURATIONS_MS,
+  firstPageCeiling,
+  operationLoads,
+  shardedPage,
+  shardsFor,
+} from '../../tools/capacity.ts';
+
+test("Little's law: concurrency is the rate times the mean duration", () => {
+  const loads = operationLoads(10_000, 1024);
+  expect(loads.map((l) => [l.operation, l.concurrency])).toEqual([
+    ['getPet', Math.ceil(10_000 * (DURATIONS_MS.getPet / 1000))],
+    ['listPets', Math.ceil(10_000 * (DURATIONS_MS.listPets / 1000))],
+    ['createPet', Math.ceil(10_000 * (DURATIONS_MS.createPet / 1000))],
+  ]);
+});
+
+test('a create writes the item and its index entry (2 WCU), plus the id block once per 100', () => {
+  const create = operationLoads(1_000, 1024).find((l) => l.operation === 'createPet')!;
+  expect(create.writeUnits).toBeCloseTo(2_010);
+  expect(create.indexWritesPerStatus).toBe(1_000);
+});
+
+test('the byStatus index: one shard up to 700 creates/s a status, 15 at 10,000; a page then costs a Query per shard', () => {
+  expect(shardsFor(700)).toBe(1);
+  expect(shardsFor(701)).toBe(2);
+  expect(shardsFor(10_000)).toBe(15);
+  expect(shardedPage(1)).toEqual({ queries: 1, readUnits: 0.5 });
+  expect(shardedPage(15)).toEqual({ queries: 15, readUnits: 7.5 });
+});
+
+test('the authorizer checks each key once per cache TTL, and every made-up key', () => {
+  expect(authorizerChecks(3_000, 300)).toBe(10);
+  expect(authorizerChecks(3_000, 300, 500)).toBe(510);
+  expect(firstPageCeiling()).toBe(6_000);
+});

@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { clientTypes, SCHEMA_FILE } from '../../client/generate.ts';
+import { openApiDocument } from '../../tools/openapi.ts';
+
+const document = openApiDocument() as any;
+
+describe('openapi.json', () => {
+  test('is the document the code generates (else run `npm run openapi`)', () => {
+    const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+    // `npm run openapi` writes console.log's output: the document, two-space indented, and a newline.
+    const generated = `${JSON.stringify(document, null, 2)}\n`;
+    if (committed !== generated) {
+      expect.fail(
+        'openapi.json is stale: it differs from tools/openapi.ts. Run `npm run openapi` and commit the result.',
+      );
+    }
+  });
+});
+
+describe('client/schema.d.ts', () => {
+  test('is what openapi-typescript makes of the document the code generates (else run `npm run openapi`)', async () => {
+    const committed = readFileSync(SCHEMA_FILE, 'utf8');
+    if (committed !== (await clientTypes(document))) {
+      expect.fail('client/schema.d.ts is stale: run `npm run openapi` and commit the result.');
+    }
+  });
+
+  test('changes with the schemas: a new field of Pet is a new property of its type', async () => {
+    const changed = structuredClone(document);
+    changed.components.schemas.Pet.properties.nickname = { type: 'string' };
+    const types = await clientTypes(changed);
+    expect(types).not.toBe(await clientTypes(document));
+    expect(types).toMatch(/Pet: \{[^}]*nickname\?: string;/);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method, ...operation })),
+  );
+
+  test('is OpenAPI 3.1.0, version 1.0.0, behind a bearer scheme for every operation', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  test('has exactly the three operations, with their operationIds; only getPet is deprecated', () => {
+    expect(
+      operations.map(({ method, path, operationId, deprecated }) => [method, path, operationId, deprecated ?? false]),
+    ).toEqual([
+      ['get', '/pets', 'listPets', false],
+      ['post', '/pets', 'createPet', false],
+      ['get', '/pets/{petId}', 'getPet', true],
+    ]);
+  });
+
+  test('every response has a JSON body given by a schema reference that exists', () => {
+    for (const operation of operations) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+        const ref: string | undefined = response.content?.['application/json']?.schema?.$ref;
+        expect(ref, `${operation.operationId} ${status}`).toMatch(/^#\/components\/schemas\/\w+$/);
+        expect(document.components.schemas[ref!.split('/').at(-1)!], ref).toBeDefined();
+        if (Number(status) >= 400) expect(ref).toBe('#/components/schemas/Error');
+      }
+    }
+  });
+
+  test('the schemas say what the contract decided', () => {
+    const { NewPet, Pet, PetStatus, Error: ErrorSchema } = document.components.schemas;
+    expect(PetStatus.enum).toEqual(['available', 'pending', 'sold']);
+    expect(NewPet.additionalProperties).toBe(false);
+    expect(NewPet.required).toEqual(['name', 'categoryId']);
+    expect(NewPet.properties.status.default).toBe('available');
+    expect(NewPet.properties.categoryId).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+    expect(Pet.required).toEqual(expect.arrayContaining(['id', 'name', 'categoryId', 'status']));
+    expect(ErrorSchema.required).toEqual(expect.arrayContaining(['code', 'message', 'status', 'requestId']));
+    const limit = operations[0].parameters.find((p: any) => p.name === 'limit');
+    expect(limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    });
+  });
+
+  test('createPet documents safe retries: Idempotency-Key, Idempotent-Replayed, 409 and 422; 429 and 409 carry Retry-After', () => {
+    const createPet = operations.find((o) => o.operationId === 'createPet')!;
+    const key = createPet.parameters.find((p: any) => p.name === 'Idempotency-Key');
+    expect(key).toMatchObject({ in: 'header', required: false, schema: { type: 'string' } });
+    // The pattern clients can check a bare key with is the one the service checks it with.
+    const pattern = new RegExp(key.schema.pattern);
+    for (const good of ['a', '~'.repeat(255), 'order-42/retry']) expect(pattern.test(good), good).toBe(true);
+    for (const bad of ['', 'a b', '~'.repeat(256), 'caf\u00e9']) expect(pattern.test(bad), bad).toBe(false);
+    expect(createPet.responses['201'].headers['Idempotent-Replayed'].schema).toEqual({
+      type: 'string',
+      enum: ['true'],
+    });
+    for (const status of ['409', '422', '429']) expect(createPet.responses[status], status).toBeDefined();
+    for (const status of ['409', '429'])
+      expect(createPet.responses[status].headers['Retry-After'], status).toBeDefined();
+  });
+});

@@ -1,0 +1,149 @@
+import { describe, expect, test } from 'vitest';
+import type { z } from 'zod/mini';
+import { validationError } from '../../shared/api/errors.ts';
+import { ListPetsQuery, MAX_ID, NewPet, PetIdParams } from '../../shared/api/schemas.ts';
+
+/** The 400 the API would answer for `input`, or undefined when it is valid. */
+const refusal = (schema: z.ZodMiniType, input: unknown) => {
+  const parsed = schema.safeParse(input);
+  return parsed.success ? undefined : validationError(parsed.error, 'body');
+};
+
+describe('NewPet', () => {
+  test('accepts a minimal body and defaults status to available', () => {
+    expect(NewPet.parse({ name: 'Rex', categoryId: 7 })).toEqual({ name: 'Rex', categoryId: 7, status: 'available' });
+  });
+
+  test.each(['available', 'pending', 'sold'] as const)('keeps status %s', (status) => {
+    expect(NewPet.parse({ name: 'Rex', categoryId: 7, status }).status).toBe(status);
+  });
+
+  test.each(['Available', 'SOLD', '', 'adopted', null, 1])('refuses status %j', (status) => {
+    expect(refusal(NewPet, { name: 'Rex', categoryId: 7, status })?.details).toEqual([
+      { field: 'status', message: 'must be one of available, pending, sold' },
+    ]);
+  });
+
+  test.each([
+    ['id', 1],
+    ['tags', []],
+    ['__proto__x', 1],
+    ['createdAt', 'now'],
+  ])('refuses the unknown field %s and names it', (field, value) => {
+    const error = refusal(NewPet, { name: 'Rex', categoryId: 7, [field]: value });
+    expect(error?.status).toBe(400);
+    expect(error?.details).toEqual([{ field, message: 'is not allowed' }]);
+    expect(error?.message).toContain(field);
+  });
+
+  test('names every unknown field', () => {
+    const error = refusal(NewPet, { name: 'Rex', categoryId: 7, id: 3, extra: true });
+    expect(error?.details?.map((d) => d.field).sort()).toEqual(['extra', 'id']);
+  });
+
+  test('says which required field is missing', () => {
+    expect(refusal(NewPet, { categoryId: 7 })?.details).toEqual([{ field: 'name', message: 'is required' }]);
+    expect(refusal(NewPet, { name: 'Rex' })?.details).toEqual([{ field: 'categoryId', message: 'is required' }]);
+    expect(
+      refusal(NewPet, {})
+        ?.details?.map((d) => d.field)
+        .sort(),
+    ).toEqual(['categoryId', 'name']);
+  });
+
+  test('trims white space around the name', () => {
+    expect(NewPet.parse({ name: ' \t Rex the dog \n', categoryId: 1 }).name).toBe('Rex the dog');
+  });
+
+  test('counts the name in code points: 200 emoji fit, 201 characters do not', () => {
+    const emoji = '🐕'; // two UTF-16 units, one character
+    expect(NewPet.parse({ name: emoji.repeat(200), categoryId: 1 }).name).toBe(emoji.repeat(200));
+    expect(NewPet.parse({ name: 'a'.repeat(200), categoryId: 1 }).name).toHaveLength(200);
+    expect(refusal(NewPet, { name: 'a'.repeat(201), categoryId: 1 })?.details?.[0]?.field).toBe('name');
+    expect(refusal(NewPet, { name: emoji.repeat(201), categoryId: 1 })?.details?.[0]?.field).toBe('name');
+    // Trimming happens first: 200 characters plus surrounding spaces are fine.
+    expect(NewPet.parse({ name: `  ${'b'.repeat(200)}  `, categoryId: 1 }).name).toHaveLength(200);
+  });
+
+  test.each(['', '   ', '\n\t'])('refuses the name %j, empty after trimming', (name) => {
+    expect(refusal(NewPet, { name, categoryId: 1 })?.details).toEqual([
+      { field: 'name', message: 'must be a string of 1 to 200 characters' },
+    ]);
+  });
+
+  test.each([42, null, ['Rex'], { first: 'Rex' }])('refuses the name %j', (name) => {
+    expect(refusal(NewPet, { name, categoryId: 1 })?.details?.[0]?.field).toBe('name');
+  });
+
+  test.each([1, 7, MAX_ID])('accepts categoryId %d', (categoryId) => {
+    expect(NewPet.parse({ name: 'Rex', categoryId }).categoryId).toBe(categoryId);
+  });
+
+  test.each(['7', 7.5, -1, 0, 2 ** 53, 1e300, null, true, Number.NaN])('refuses categoryId %j', (categoryId) => {
+    const error = refusal(NewPet, { name: 'Rex', categoryId });
+    expect(error?.details).toEqual([{ field: 'categoryId', message: `must be an integer from 1 to ${MAX_ID}` }]);
+    expect(error?.message).toBe(`categoryId must be an integer from 1 to ${MAX_ID}`);
+  });
+});
+
+describe('ListPetsQuery', () => {
+  test('defaults limit to 20 and leaves status and cursor out', () => {
+    expect(ListPetsQuery.parse({})).toEqual({ limit: 20 });
+  });
+
+  test.each([
+    ['1', 1],
+    ['20', 20],
+    ['100', 100],
+  ])('accepts limit %j', (limit, expected) => {
+    expect(ListPetsQuery.parse({ limit }).limit).toBe(expected);
+  });
+
+  test.each(['0', '101', 'abc', '1.5', '', '-1', '+5', ' 5', '1e2', '0x10', '1000'])('refuses limit %j', (limit) => {
+    expect(refusal(ListPetsQuery, { limit })?.details).toEqual([
+      { field: 'limit', message: 'must be an integer from 1 to 100' },
+    ]);
+  });
+
+  test.each(['available', 'pending', 'sold'] as const)('accepts status %s', (status) => {
+    expect(ListPetsQuery.parse({ status }).status).toBe(status);
+  });
+
+  test.each(['Available', 'SOLD', 'Pending', '', 'all'])('refuses status %j (the case matters)', (status) => {
+    expect(refusal(ListPetsQuery, { status })?.details?.[0]?.field).toBe('status');
+  });
+
+  test('refuses an empty cursor', () => {
+    expect(refusal(ListPetsQuery, { cursor: '' })?.details?.[0]?.field).toBe('cursor');
+  });
+});
+
+describe('PetIdParams', () => {
+  test.each([
+    ['1', 1],
+    ['42', 42],
+    [String(MAX_ID), MAX_ID],
+  ])('accepts %s', (petId, expected) => {
+    expect(PetIdParams.parse({ petId }).petId).toBe(expected);
+  });
+
+  test.each([
+    '0',
+    '007',
+    '01',
+    '+1',
+    '-1',
+    '1.0',
+    '1e3',
+    'abc',
+    '',
+    ' 1',
+    String(MAX_ID + 1),
+    '9999999999999999',
+    '99999999999999999999',
+  ])('refuses %j', (petId) => {
+    const error = refusal(PetIdParams, { petId });
+    expect(error?.status).toBe(400);
+    expect(error?.details?.[0]?.field).toBe('petId');
+  });
+});
