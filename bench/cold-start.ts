@@ -26,8 +26,8 @@ const CDK_OUT = process.env.CDK_OUT ?? 'cdk.out';
 const RUNS = Math.max(10, Number(process.env.COLD_RUNS ?? 10));
 /** The target for every bundle with the SDK bundled, in kB (1 kB = 1000 bytes). */
 const MAX_BUNDLE_KB = 400;
-/** Import + first invocation, against the floor's. */
-const MAX_FIRST_INVOCATION_RATIO = 1.1;
+/** Import + first invocation as deployed (tracing on, first invocation sampled), against the floor's. */
+const MAX_FIRST_INVOCATION_RATIO = 1.25;
 const IMPORT_TIMER = fileURLToPath(new URL('./support/import-time.ts', import.meta.url));
 const kB = (bytes: number) => round(bytes / 1000, 1);
 
@@ -174,16 +174,16 @@ console.log(
 );
 const firstInvocations = await measureFirstInvocations(RUNS, console.log, deployed);
 console.log(
-  `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, Tracer as the template sets it (on: a sampled invocation, segments sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced. Beside, for reference and not the target: each function bundled as a stage with powertoolsTracer: false bundles it (no Tracer)\n`,
+  `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, tracing as the template sets it (on: a sampled invocation, its documents sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced. Production's Node settings, and staging's (--enable-source-maps on both sides); the ratio's range over the runs beside it\n`,
 );
-const untraced = firstInvocations.filter((f) => f.tracer && f.xraySegments === 0);
+const untraced = firstInvocations.filter((f) => f.tracing && f.xraySegments === 0);
 if (untraced.length)
-  throw new Error(`Tracer on, yet no X-Ray segment sent: ${untraced.map((f) => f.function).join(', ')}`);
+  throw new Error(`tracing on, yet nothing sent to X-Ray: ${untraced.map((f) => f.function).join(', ')}`);
 console.log(
   table([
     [
       'function',
-      'Tracer',
+      'tracing',
       'import ms',
       'first call ms',
       'total ms',
@@ -191,12 +191,15 @@ console.log(
       'floor first',
       'floor total',
       'total ratio',
-      'Tracer off: total ms',
+      'range',
+      'staging: total ms',
+      'floor',
       'ratio',
+      'range',
     ],
     ...firstInvocations.map((f) => [
       f.function,
-      f.tracer ? 'on' : 'off',
+      f.tracing ? 'on' : 'off',
       f.importMs,
       f.firstMs,
       f.totalMs,
@@ -204,8 +207,11 @@ console.log(
       f.floorFirstMs,
       f.floorTotalMs,
       f.totalRatio,
-      f.tracerOff?.totalMs ?? '-',
-      f.tracerOff?.totalRatio ?? '-',
+      f.ratioRange.join('–'),
+      f.staging.totalMs,
+      f.staging.floorTotalMs,
+      f.staging.totalRatio,
+      f.staging.ratioRange.join('–'),
     ]),
   ]),
 );
@@ -218,12 +224,19 @@ const targets = [
       measured: r.kB,
       met: r.kB <= MAX_BUNDLE_KB,
     })),
-  ...firstInvocations.map((f) => ({
-    figure: `${f.function}: import + first invocation ÷ floor`,
-    target: `≤ ${MAX_FIRST_INVOCATION_RATIO}`,
-    measured: f.totalRatio,
-    met: f.totalRatio <= MAX_FIRST_INVOCATION_RATIO,
-  })),
+  ...firstInvocations.flatMap((f) =>
+    (
+      [
+        ['production', f.totalRatio],
+        ['staging', f.staging.totalRatio],
+      ] as const
+    ).map(([settings, measured]) => ({
+      figure: `${f.function}: import + first invocation ÷ floor, ${settings}`,
+      target: `≤ ${MAX_FIRST_INVOCATION_RATIO}`,
+      measured,
+      met: measured <= MAX_FIRST_INVOCATION_RATIO,
+    })),
+  ),
 ];
 console.log(
   `\nTargets:\n${table([['figure', 'target', 'measured', ''], ...targets.map((t) => [t.figure, t.target, t.measured, verdict(t.met)])])}`,

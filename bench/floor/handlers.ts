@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { putNewPet } from '../../shared/dynamodb/pet-writes.ts';
+import { putNewPet } from './pet-write.ts';
 
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const pets = process.env.PETS_TABLE_NAME;

@@ -9,8 +9,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Pet } from '../../shared/api/schemas.ts';
 import { documentClient } from '../../shared/dynamodb/client.ts';
-import { putNewPet } from '../../shared/dynamodb/pet-writes.ts';
 import { petsTable, STATUS_INDEX, tableName } from '../../shared/dynamodb/tables.ts';
+import { putNewPet } from '../floor/pet-write.ts';
 
 /** Far above any id the service hands out during a run, so baseline creates never collide with it. */
 const BASELINE_FIRST_ID = 2_000_000_000_000;

@@ -128,7 +128,7 @@ export const report = (input: ReportInput): Results => {
   return results;
 };
 
-export const handlersTable = (figures: HandlerFigures[]): string =>
+const handlersTable = (figures: HandlerFigures[]): string =>
   table([
     [
       'function',

@@ -1,5 +1,5 @@
-// shared/observability — what on-call reads: the container's Powertools Logger and Tracer
-// (powertools.ts), the metric names and dimensions (metric-names.ts) and log fields
+// shared/observability — what on-call reads: the container's Powertools Logger (powertools.ts),
+// the traces of sampled invocations (xray.ts), the metric names and dimensions (metric-names.ts) and log fields
 // (log-fields.ts) that the CDK alarms and saved queries read too, the metrics as EMF
 // (emf.ts) on the summary line (summary-line.ts), and the helpers that write them (this file). metric-names.ts and log-fields.ts
 // are pure data (the CDK app imports them); the rest imports Powertools. Imports only shared/api.
@@ -14,8 +14,9 @@ import {
   REQUEST_SUMMARY_MESSAGE,
   type RequestSummary,
 } from './log-fields.ts';
-import { loggerFor, loggerLevel, tracer } from './powertools.ts';
+import { loggerFor, loggerLevel } from './powertools.ts';
 import { type Invocation, summaryLine } from './summary-line.ts';
+import { annotate } from './xray.ts';
 
 export { type Invocation, type MetricRecord, metric };
 
@@ -95,17 +96,13 @@ export const logFault = async (
 
 /**
  * Indexed X-Ray annotations of the invocation's trace, so that a trace can be found by the
- * client's requestId, the operation or the caller's key id (never the key). A no-op when
- * tracing is off.
+ * client's requestId, the operation or the caller's key id (never the key), and ColdStart as
+ * Powertools Tracer annotated it. A no-op unless the invocation is sampled (xray.ts).
  */
-export const annotateTrace = (annotations: {
-  operation: string;
-  keyId?: string | undefined;
-  requestId?: string;
-}): void => {
-  if (!tracer) return;
-  for (const [key, value] of Object.entries(annotations)) if (value !== undefined) tracer.putAnnotation(key, value);
-};
+export const annotateTrace = (
+  { coldStart }: Invocation,
+  annotations: { operation: string; keyId?: string | undefined; requestId?: string },
+): void => annotate({ ColdStart: coldStart, ...annotations });
 
 /** Milliseconds since the invocation began, to 0.01 ms. */
 export const elapsedMs = ({ startedAt }: Invocation): number => Math.round((performance.now() - startedAt) * 100) / 100;
