@@ -6,6 +6,7 @@
 //
 // Writing the summary lines of log-fields.ts with the metrics of metric-names.ts in them:
 // one line per invocation, every emitter using the declared names and dimensions.
+import { Utility } from '@aws-lambda-powertools/commons';
 import type { Context } from 'aws-lambda';
 import { type Dimensions, emfMembers, emfSettingsFromEnvironment, type MetricRecord, metric } from './emf.ts';
 import {
@@ -14,7 +15,7 @@ import {
   REQUEST_SUMMARY_MESSAGE,
   type RequestSummary,
 } from './log-fields.ts';
-import { loggerFor, loggerLevel } from './powertools.ts';
+import { infoEnabled, loggerFor } from './powertools.ts';
 import { type Invocation, summaryLine } from './summary-line.ts';
 import { annotate } from './xray.ts';
 
@@ -23,22 +24,24 @@ export { type Invocation, type MetricRecord, metric };
 const emf = emfSettingsFromEnvironment();
 
 /**
- * Whether the summary line prints: the Logger's level lets INFO through. Fixed at init, as the
- * level comes from the environment and nothing here changes it. (Powertools' debug sampling,
- * which the stack does not set, would lower a WARN level for some invocations; they would get
- * the metrics' line, not the summary.)
+ * Whether the summary line prints: the Logger's level lets INFO through. (Powertools' debug
+ * sampling, which the stack does not set, would lower a WARN level for some invocations; they
+ * would get the metrics' line, not the summary.)
  */
-const summaryPrints = ['TRACE', 'DEBUG', 'INFO'].includes(loggerLevel());
+const summaryPrints = infoEnabled;
 
-/** As Powertools decides it (its Utility class): only an on-demand environment's first invocation. */
-let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
+/** Powertools' own cold-start rule (its Utility class): only an on-demand environment's first invocation. */
+class Container extends Utility {
+  readonly isColdStartInvocation = (): boolean => this.getColdStart();
+}
+const container = new Container();
 
 /** Called as an invocation begins: the first one of the container is its cold start. */
-export const startInvocation = (context: Context): Invocation => {
-  const invocation = { context, coldStart, startedAt: performance.now() };
-  coldStart = false;
-  return invocation;
-};
+export const startInvocation = (context: Context): Invocation => ({
+  context,
+  coldStart: container.isColdStartInvocation(),
+  startedAt: performance.now(),
+});
 
 /**
  * Powertools' ColdStart metric, as its `captureColdStartMetric` records it (the same name, `service`
@@ -82,13 +85,13 @@ export const logAuthorizerSummary = (
  * A fault's line, through Powertools Logger (its Error formatting: name, message, stack and
  * cause), with the invocation's context and the request's ids, as every line of a request has.
  */
-export const logFault = async (
+export const logFault = (
   invocation: Invocation,
   message: string,
   error: unknown,
   ids: { requestId?: string | undefined; keyId?: string | undefined },
-): Promise<void> => {
-  const logger = await loggerFor(invocation.context, invocation.coldStart);
+): void => {
+  const logger = loggerFor(invocation.context, invocation.coldStart);
   logger.appendKeys(ids);
   logger.error(message, { error });
   logger.resetKeys();

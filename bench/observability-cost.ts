@@ -1,0 +1,89 @@
+// `npm run bench:observability`: what a getPet invocation's telemetry costs, warm, written as the
+// functions write it (one summary line carrying its metrics as EMF: shared/observability) beside
+// the same written with Powertools as its documentation shows (injectLambdaContext's addContext,
+// logger.info of the summary, Metrics with one single-metric line per dimension set), in the same
+// process, in alternating blocks: CPU per invocation and bytes written to stdout, which
+// CloudWatch Logs bills. The decision it feeds: docs/performance.md, "Functions alone".
+// Run with stdout sent nowhere (the script's own report goes to stderr): `> /dev/null`.
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
+import { median, round } from './support/stats.ts';
+
+Object.assign(process.env, {
+  POWERTOOLS_SERVICE_NAME: 'petstore',
+  POWERTOOLS_METRICS_NAMESPACE: 'PetStore/production',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+  AWS_LAMBDA_FUNCTION_NAME: 'petstore-production-getPet',
+  _X_AMZN_TRACE_ID: 'Root=1-6743a2b1-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=0',
+});
+const { logRequestSummary, metric, startInvocation, elapsedMs } = await import('../shared/observability/telemetry.ts');
+
+const context = {
+  functionName: 'petstore-production-getPet',
+  functionVersion: '7',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:petstore-production-getPet:live',
+  memoryLimitInMB: '1024',
+  awsRequestId: '8f5a2c1e-3b4d-4e6f-9a0b-1c2d3e4f5a6b',
+  logGroupName: '/aws/lambda/petstore-production-getPet',
+  logStreamName: '2026/11/24/[7]0123456789abcdef',
+  callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;
+const summary = (latencyMs: number) => ({
+  operation: 'getPet' as const,
+  status: 200,
+  latencyMs,
+  keyId: 'key_0123456789ab',
+  requestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+});
+
+const ours = () => {
+  const invocation = startInvocation(context);
+  logRequestSummary(invocation, summary(elapsedMs(invocation)), [
+    metric('requests', { operation: 'getPet', statusClass: '2xx' }),
+    metric('latency', { operation: 'getPet' }, elapsedMs(invocation)),
+  ]);
+};
+
+const logger = new Logger();
+const metrics = new Metrics();
+const powertools = () => {
+  const started = performance.now();
+  logger.addContext(context);
+  const requests = metrics.singleMetric();
+  requests.addDimensions({ operation: 'getPet', statusClass: '2xx' });
+  requests.addMetric('Requests', MetricUnit.Count, 1);
+  const latency = metrics.singleMetric();
+  latency.addDimension('operation', 'getPet');
+  latency.addMetric('Latency', MetricUnit.Milliseconds, performance.now() - started);
+  logger.info('request', summary(performance.now() - started));
+};
+
+let bytes = 0;
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string, ...rest: never[]) => {
+  bytes += Buffer.byteLength(chunk);
+  return write(chunk, ...rest);
+}) as typeof process.stdout.write;
+
+const BLOCK = 2_000;
+const ROUNDS = Number(process.env.OBSERVABILITY_ROUNDS ?? 15);
+const sides = { ours, powertools } as const;
+const figures = { ours: { cpu: [] as number[], bytes: 0 }, powertools: { cpu: [] as number[], bytes: 0 } };
+for (const side of Object.values(sides)) for (let i = 0; i < BLOCK; i++) side(); // warm-up
+for (let round = 0; round < ROUNDS; round++) {
+  for (const name of (round % 2 ? ['powertools', 'ours'] : ['ours', 'powertools']) as (keyof typeof sides)[]) {
+    bytes = 0;
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < BLOCK; i++) sides[name]();
+    const { user, system } = process.cpuUsage(cpu);
+    figures[name].cpu.push((user + system) / BLOCK);
+    figures[name].bytes = bytes / BLOCK;
+  }
+}
+for (const [name, { cpu, bytes: perInvocation }] of Object.entries(figures)) {
+  process.stderr.write(
+    `${name}: ${round(median(cpu), 1)} µs CPU per invocation (rounds ${round(Math.min(...cpu), 1)}–${round(Math.max(...cpu), 1)}), ${round(perInvocation, 0)} bytes written\n`,
+  );
+}
