@@ -6,14 +6,15 @@
 // service and the function, whose id is the `Parent` of the invocation's trace header) hold it.
 //
 // Why not the Tracer: the X-Ray SDK creates a cls-hooked namespace when it is imported, which puts
-// async hooks on every promise of the process, sampled or not (aws/aws-xray-sdk-node#420), and it
-// is most of each bundle's import. A Lambda environment runs one invocation at a time (on-demand:
+// async hooks on every promise of the process, sampled or not (aws/aws-xray-sdk-node#420), and
+// its import is part of every cold start. A Lambda environment runs one invocation at a time (on-demand:
 // the stack uses no managed instances), so the open trace is a module variable and needs no async
 // context at all; an unsampled invocation reads its trace header and does nothing else. The figure
 // that pays for this file: docs/performance.md, "Functions alone: per invocation and cold start"
 // (CPU per invocation and import + first invocation, Tracer against this emitter).
-// test/unit/xray.test.ts holds every document it sends to the X-Ray segment document schema, and
-// test/integration/tracing.test.ts captures what sampled invocations send and checks parentage.
+// test/integration/tracing.test.ts captures what sampled invocations send, holds each document to
+// the X-Ray segment document schema (test/support/xray.ts) and checks its place in the trace;
+// test/cdk/bundle-tracing.test.ts does the same for a deployed bundle.
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { getXrayTraceDataFromEnv } from '@aws-lambda-powertools/commons/utils/env';
