@@ -1,8 +1,8 @@
 // `npm run bench:cold`: for each function bundled by `cdk synth` (cdk.out), the
 // bundle's size and the time a fresh Node process takes to import it, beside an
 // empty module, with and without --enable-source-maps, and the same for builds that leave the
-// AWS SDK to the Lambda runtime's copy, keep its full credential chain, or go without one of the
-// stack's node: aliases. Synthesizes first, so that
+// AWS SDK to the Lambda runtime's copy, keep its full credential chain, or go without the node:http
+// alias. Synthesizes first, so that
 // the bundles are the code's (COLD_SYNTH=0 measures cdk.out as it is). Then what a
 // cold start costs each function, import and first invocation, beside the floor's
 // (support/first-invocation.ts). COLD_RUNS (10, at least) fresh processes per figure.
@@ -63,7 +63,6 @@ interface Variant {
     | 'SDK bundled (cdk.out)'
     | 'SDK bundled, full credential chain'
     | 'without the node:http alias'
-    | 'without the node:process alias'
     | 'SDK from the runtime'
     | 'empty module';
   file: string;
@@ -82,7 +81,7 @@ for (const bundle of deployed) {
     'full credential chain',
   );
   const runtime = await buildBundle(bundle.entry, join(work, bundle.name, 'sdk-from-runtime'), banner, 'runtime');
-  // What each of the stack's node: aliases saves (infra/constructs/lambda-node-*.ts): the bundle without it.
+  // What the node:http alias saves (infra/constructs/lambda-node-http.ts): the bundle without it.
   const withoutAlias = async (alias: string) =>
     buildBundle(
       bundle.entry,
@@ -93,7 +92,6 @@ for (const bundle of deployed) {
       [alias],
     );
   const withoutHttp = await withoutAlias('node:http');
-  const withoutProcess = await withoutAlias('node:process');
   rebuildChecks.push({
     function: bundle.name,
     deployedBytes: bundleSize(bundle.file).bytes,
@@ -120,13 +118,6 @@ for (const bundle of deployed) {
       file: withoutHttp,
       environment: bundle.environment,
       size: bundleSize(withoutHttp),
-    },
-    {
-      function: bundle.name,
-      variant: 'without the node:process alias',
-      file: withoutProcess,
-      environment: bundle.environment,
-      size: bundleSize(withoutProcess),
     },
     {
       function: bundle.name,

@@ -74,8 +74,7 @@ export const bundleSize = (file: string): BundleSize => ({
  * Builds `entry` into `outdir/index.mjs` as NodejsFunction does with the stack's
  * bundling options (ESM for node24, main fields module then main, the `require`
  * banner, minified, external source map without sources, the SDK's credential
- * chain aliased to the environment provider, node:http and node:process to their stand-ins: the
- * stack's LAMBDA_ALIASES). With `sdk: 'runtime'`
+ * chain aliased to the environment provider, node:http to its stand-in: the stack's LAMBDA_ALIASES). With `sdk: 'runtime'`
  * the SDK stays out as CDK leaves it out for `bundleAwsSDK: false` with cdk.json's
  * `sdkV3ExcludeSmithyPackages` flag: `@aws-sdk/*` and `@smithy/*`.
  */

@@ -27,19 +27,15 @@ export const BUNDLING_BANNER =
 const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';
 /** Bundled as `node:http` imported as an ES module, whose facade loads undici: see the file. */
 const LAMBDA_NODE_HTTP_ENTRY = 'infra/constructs/lambda-node-http.ts';
-/** Bundled as `node:process` imported as an ES module, whose facade opens the standard streams: see the file. */
-const LAMBDA_NODE_PROCESS_ENTRY = 'infra/constructs/lambda-node-process.ts';
 /**
  * esbuild aliases of the Lambda bundles, relative to projectRoot, where esbuild runs: the SDK's
  * credential chain reduced to the environment, the one place Lambda puts credentials (bundle
- * size); node:http as an ES module, Node's own module without the facade that loads undici, and
- * node:process as an ES module, the process object without the facade that opens stdin, stdout
- * and stderr (cold start). What each saves: docs/performance.md, "Functions alone".
+ * size and import), and node:http as an ES module, Node's own module without the facade that
+ * loads undici (import). What each saves: docs/performance.md, "Functions alone".
  */
 export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}`,
   'node:http': `./${LAMBDA_NODE_HTTP_ENTRY}`,
-  'node:process': `./${LAMBDA_NODE_PROCESS_ENTRY}`,
 };
 
 export interface ApiFunctionProps {
@@ -108,7 +104,7 @@ export class ApiFunction extends Construct {
         sourcesContent: false,
         // The SDK version we test with, not whichever the runtime happens to carry.
         bundleAwsSDK: true,
-        // Its credential chain reduced to the environment, node:http's and node:process's facades left out (LAMBDA_ALIASES).
+        // Its credential chain reduced to the environment, node:http's facade left out (LAMBDA_ALIASES).
         esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
