@@ -198,7 +198,7 @@ console.log(
 );
 const firstInvocations = await measureFirstInvocations(RUNS, console.log, deployed);
 console.log(
-  `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, tracing as the template sets it (on: a sampled invocation, its documents sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced. Production's Node settings, and staging's (--enable-source-maps on both sides); the ratio's range over the runs beside it\n`,
+  `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, tracing as the template sets it (on: a sampled invocation, its documents sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced. Production's Node settings, and staging's (--enable-source-maps on both sides); the ratio's range over the runs beside it, and the ratio of CPU time (import + first invocation), which a busy machine disturbs less\n`,
 );
 const untraced = firstInvocations.filter((f) => f.tracing && f.xraySegments === 0);
 if (untraced.length)
@@ -216,10 +216,12 @@ console.log(
       'floor total',
       'total ratio',
       'range',
+      'CPU ratio',
       'staging: total ms',
       'floor',
       'ratio',
       'range',
+      'CPU ratio',
     ],
     ...firstInvocations.map((f) => [
       f.function,
@@ -232,10 +234,12 @@ console.log(
       f.floorTotalMs,
       f.totalRatio,
       f.ratioRange.join('–'),
+      f.cpuRatio,
       f.staging.totalMs,
       f.staging.floorTotalMs,
       f.staging.totalRatio,
       f.staging.ratioRange.join('–'),
+      f.staging.cpuRatio,
     ]),
   ]),
 );

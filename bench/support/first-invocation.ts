@@ -19,6 +19,9 @@ interface Figures {
   totalRatio: number;
   /** The run-by-run ratios' lowest and highest. */
   ratioRange: [number, number];
+  /** CPU time of import + first invocation, median, and its ratio to the floor's (median run by run). */
+  cpuMs: number;
+  cpuRatio: number;
 }
 
 export interface FirstInvocationFigures extends Figures {
@@ -39,6 +42,7 @@ const SIDES: readonly Side[] = ['floor production', 'function production', 'floo
 interface Sample {
   importMs: number;
   firstMs: number;
+  cpuMs: number;
 }
 
 /**
@@ -86,7 +90,8 @@ export const measureFirstInvocations = async (
           if (result.last.error !== undefined || (result.last.statusCode ?? 0) >= 400)
             throw new Error(`${name} (${side}) failed its first invocation: ${JSON.stringify(result.last)}`);
           const list = samples.get(name)!;
-          list.set(side, [...(list.get(side) ?? []), { importMs: result.importMs, firstMs: result.firstMs }]);
+          const { importMs, firstMs, cpuMs } = result;
+          list.set(side, [...(list.get(side) ?? []), { importMs, firstMs, cpuMs }]);
           if (traced) segments.set(name, (segments.get(name) ?? 0) + env.segmentsSent() - sentBefore);
         }
       }
@@ -106,6 +111,8 @@ export const measureFirstInvocations = async (
           floorTotalMs: m(floor.map(total)),
           totalRatio: round(median(ratios), 2),
           ratioRange: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
+          cpuMs: m(own.map((s) => s.cpuMs)),
+          cpuRatio: round(median(own.map((s, i) => s.cpuMs / floor[i]!.cpuMs)), 2),
         };
       };
       const floor = measured.get('floor production')!;
