@@ -3,14 +3,26 @@
 // the same written with Powertools as its documentation shows (injectLambdaContext's addContext,
 // logger.info of the summary, Metrics with one single-metric line per dimension set), in the same
 // process, in alternating blocks: CPU per invocation and bytes written to stdout, which
-// CloudWatch Logs bills. The decision it feeds: docs/performance.md, "Functions alone".
+// CloudWatch Logs bills. Then what tracing adds to an invocation making one GetItem (the SDK's
+// own work included, the network left out), sampled and unsampled, against tracing never begun.
+// The decisions it feeds: docs/performance.md, "Functions alone".
 // Run with stdout sent nowhere (the script's own report goes to stderr): `> /dev/null`.
+import { createSocket } from 'node:dgram';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { median, round } from './support/stats.ts';
 
+const daemon = createSocket('udp4').on('message', () => {});
+await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
 Object.assign(process.env, {
+  POWERTOOLS_TRACE_ENABLED: 'true',
+  AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${(daemon.address() as AddressInfo).port}`,
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
   POWERTOOLS_SERVICE_NAME: 'petstore',
   POWERTOOLS_METRICS_NAMESPACE: 'PetStore/production',
   POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -18,6 +30,7 @@ Object.assign(process.env, {
   _X_AMZN_TRACE_ID: 'Root=1-6743a2b1-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=0',
 });
 const { logRequestSummary, metric, startInvocation, elapsedMs } = await import('../shared/observability/telemetry.ts');
+const xray = await import('../shared/observability/xray.ts');
 
 const context = {
   functionName: 'petstore-production-getPet',
@@ -69,21 +82,52 @@ process.stdout.write = ((chunk: string, ...rest: never[]) => {
 
 const BLOCK = 2_000;
 const ROUNDS = Number(process.env.OBSERVABILITY_ROUNDS ?? 15);
-const sides = { ours, powertools } as const;
-const figures = { ours: { cpu: [] as number[], bytes: 0 }, powertools: { cpu: [] as number[], bytes: 0 } };
-for (const side of Object.values(sides)) for (let i = 0; i < BLOCK; i++) side(); // warm-up
-for (let round = 0; round < ROUNDS; round++) {
-  for (const name of (round % 2 ? ['powertools', 'ours'] : ['ours', 'powertools']) as (keyof typeof sides)[]) {
-    bytes = 0;
-    const cpu = process.cpuUsage();
-    for (let i = 0; i < BLOCK; i++) sides[name]();
-    const { user, system } = process.cpuUsage(cpu);
-    figures[name].cpu.push((user + system) / BLOCK);
-    figures[name].bytes = bytes / BLOCK;
+
+/** `sides` in alternating blocks of BLOCK calls: median CPU µs per call over ROUNDS, and bytes written per call. */
+const compare = async (sides: Record<string, () => unknown>) => {
+  const figures = Object.fromEntries(Object.keys(sides).map((name) => [name, { cpu: [] as number[], bytes: 0 }]));
+  for (const side of Object.values(sides)) for (let i = 0; i < BLOCK; i++) await side(); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    const names = Object.keys(sides);
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + round) % names.length]!;
+      bytes = 0;
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < BLOCK; i++) await sides[name]!();
+      const { user, system } = process.cpuUsage(cpu);
+      figures[name]!.cpu.push((user + system) / BLOCK);
+      figures[name]!.bytes = bytes / BLOCK;
+    }
   }
-}
-for (const [name, { cpu, bytes: perInvocation }] of Object.entries(figures)) {
-  process.stderr.write(
-    `${name}: ${round(median(cpu), 1)} µs CPU per invocation (rounds ${round(Math.min(...cpu), 1)}–${round(Math.max(...cpu), 1)}), ${round(perInvocation, 0)} bytes written\n`,
-  );
-}
+  for (const [name, { cpu, bytes: perCall }] of Object.entries(figures)) {
+    process.stderr.write(
+      `${name}: ${round(median(cpu), 1)} µs CPU per invocation (rounds ${round(Math.min(...cpu), 1)}–${round(Math.max(...cpu), 1)}), ${round(perCall, 0)} bytes written\n`,
+    );
+  }
+};
+
+await compare({ 'summary line (ours)': ours, 'Powertools Logger + Metrics': powertools });
+
+// One GetItem answered at once, after our build-step middleware: the SDK's work without the network.
+const client = xray.traceDynamoDBCalls(new DynamoDBClient({}));
+client.middlewareStack.add(
+  () => async () => ({
+    output: { $metadata: { httpStatusCode: 200, requestId: 'R', attempts: 1 } } as never,
+    response: {},
+  }),
+  { step: 'finalizeRequest', name: 'answerAtOnce' },
+);
+const getItem = () => client.send(new GetItemCommand({ TableName: 'pets', Key: { id: { N: '7' } } }));
+const traced = (sampled: boolean) => async () => {
+  process.env._X_AMZN_TRACE_ID = `Root=1-6743a2b1-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=${sampled ? 1 : 0}`;
+  xray.beginTrace();
+  xray.annotate({ operation: 'getPet', keyId: 'key_0123456789ab', requestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678' });
+  await getItem();
+  await xray.endTrace({ status: 200 });
+};
+await compare({
+  'GetItem, no trace begun': getItem,
+  'GetItem, unsampled': traced(false),
+  'GetItem, sampled': traced(true),
+});
+daemon.close();
