@@ -6,11 +6,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Pet } from '../../shared/api/schemas.ts';
 import { documentClient } from '../../shared/dynamodb/client.ts';
 import { petsTable, STATUS_INDEX, tableName } from '../../shared/dynamodb/tables.ts';
-import { putNewPet } from '../floor/pet-write.ts';
 
 /** Far above any id the service hands out during a run, so baseline creates never collide with it. */
 const BASELINE_FIRST_ID = 2_000_000_000_000;
@@ -63,7 +62,8 @@ export const startBaselineServer = async (options: BaselineOptions = {}): Promis
     }
     if (method === 'POST' && url.pathname === '/pets') {
       const pet = { id: nextId++, status: 'available', ...(JSON.parse(body) as object) } as Pet;
-      await client.send(putNewPet(TableName, pet)); // the very write the service makes
+      // Conditional, as the service's put is.
+      await client.send(new PutCommand({ TableName, Item: pet, ConditionExpression: 'attribute_not_exists(id)' }));
       return [201, pet];
     }
     return [404, {}];
