@@ -5,9 +5,9 @@
 // moves to the new version (infra/constructs/deployment.ts).
 
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias, Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, Runtime, Tracing, type Version } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -72,6 +72,8 @@ export class ApiFunction extends Construct {
   readonly role: Role;
   /** `live`: what API Gateway invokes; a deploy moves it to the new version. */
   readonly alias: Alias;
+  /** The version this deploy publishes: what the release alarms and the pre-traffic check watch. */
+  readonly version: Version;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     const { entry, description, settings, environment, reservedConcurrency } = props;
@@ -103,6 +105,9 @@ export class ApiFunction extends Construct {
       // X-Ray segments for every invocation Lambda samples, with the Tracer's subsegments
       // (handler, each DynamoDB call) inside; Lambda grants the role the two X-Ray calls.
       tracing: Tracing.ACTIVE,
+      // A deploy publishes a new version and leaves the old ones: the manual rollback
+      // (docs/runbook.md: Roll back) points `live` back at the previous one, which must exist.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       environment: {
         ...environment,
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
@@ -139,7 +144,8 @@ export class ApiFunction extends Construct {
     });
 
     // A new version whenever the code or configuration changes (currentVersion hashes both).
-    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
+    this.version = this.function.currentVersion;
+    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.version });
   }
 
   /** Allows exactly `actions` on exactly `resources`: never a wildcard action. */

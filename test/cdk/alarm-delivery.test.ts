@@ -1,6 +1,6 @@
 // Alarms reach a person: the destinations of each stage come from CDK context or the
 // environment (never from code), become subscriptions or extra alarm actions, and a
-// production synth without any destination warns. Built without bundling: only the
+// production synth without any destination fails (staging's warns). Built without bundling: only the
 // monitoring is under test here (deploy.test.ts checks the topic policy of the real synth).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,17 +101,23 @@ describe('a deploy with destinations', () => {
     }
   });
 
-  test('production does not warn; staging, which has none, neither', () => {
+  test('production has no error; staging, which has none, only warns', () => {
+    Annotations.fromStack(stacks.production!).hasNoError('*', Match.stringLikeRegexp('reach NOBODY'));
     Annotations.fromStack(stacks.production!).hasNoWarning('*', Match.stringLikeRegexp('reach NOBODY'));
-    Annotations.fromStack(stacks.staging!).hasNoWarning('*', Match.stringLikeRegexp('reach NOBODY'));
+    Annotations.fromStack(stacks.staging!).hasWarning(
+      '/PetStore-staging',
+      Match.stringLikeRegexp(`reach NOBODY.*${alarmDestinationsContextKey('staging')}.*\\[ack: ${WARNING}\\]`),
+    );
     Template.fromStack(stacks.staging!).resourceCountIs('AWS::SNS::Subscription', 0);
   });
 });
 
-test('a production synth without any destination warns that its alarms reach nobody', () => {
+test('a production synth without any destination is an error, which fails cdk synth and cdk deploy', () => {
   const stacks = build({});
-  Annotations.fromStack(stacks.production!).hasWarning(
+  Annotations.fromStack(stacks.production!).hasError(
     '/PetStore-production',
-    Match.stringLikeRegexp(`reach NOBODY.*${alarmDestinationsContextKey('production')}.*\\[ack: ${WARNING}\\]`),
+    Match.stringLikeRegexp(
+      `reach NOBODY.*${alarmDestinationsContextKey('production')}.*${alarmDestinationsEnvVar('production')}`,
+    ),
   );
 });

@@ -1,0 +1,48 @@
+// CodeDeploy's BeforeAllowTraffic hook of one function: runs that function's release checks
+// (shared/release-checks) against the version the deploy published, before any client is sent
+// to it, and reports Succeeded or Failed; Failed stops the deployment and rolls it back. The
+// stack sets which function and version (infra/constructs/release-hook.ts).
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { CodeDeployClient, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { type CheckedFunction, failedChecks, releaseChecks } from '../shared/release-checks/checks.ts';
+import { lambdaTarget } from '../shared/release-checks/lambda-target.ts';
+import { RELEASE_CHECK_ENV } from '../shared/release-checks/settings.ts';
+
+interface LifecycleEvent {
+  readonly DeploymentId: string;
+  readonly LifecycleEventHookExecutionId: string;
+}
+
+const codeDeploy = new CodeDeployClient({});
+const lambda = new LambdaClient({});
+
+export const handler = async ({ DeploymentId, LifecycleEventHookExecutionId }: LifecycleEvent): Promise<void> => {
+  const env = (name: string) => process.env[name] ?? '';
+  const fn = env(RELEASE_CHECK_ENV.function) as CheckedFunction;
+  const probeKeySecret = env(RELEASE_CHECK_ENV.probeKeySecret);
+  const probeKey = probeKeySecret ? await getSecret<string>(probeKeySecret) : undefined;
+  const results = await releaseChecks[fn](lambdaTarget(lambda, env(RELEASE_CHECK_ENV.version)), {
+    stage: env(RELEASE_CHECK_ENV.stage),
+    probeKey,
+  });
+  const failed = failedChecks(results);
+  // One line for on-call: which version, which checks, what was wrong (never the probe key).
+  console.log(
+    JSON.stringify({
+      message: 'release checks',
+      deploymentId: DeploymentId,
+      function: fn,
+      version: env(RELEASE_CHECK_ENV.version),
+      outcome: failed.length === 0 ? 'Succeeded' : 'Failed',
+      results,
+    }),
+  );
+  await codeDeploy.send(
+    new PutLifecycleEventHookExecutionStatusCommand({
+      deploymentId: DeploymentId,
+      lifecycleEventHookExecutionId: LifecycleEventHookExecutionId,
+      status: failed.length === 0 ? 'Succeeded' : 'Failed',
+    }),
+  );
+};
