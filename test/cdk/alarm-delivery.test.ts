@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -14,8 +14,10 @@ import {
   alarmDestinationsContextKey,
   alarmDestinationsEnvVar,
   alarmDestinationsFor,
+  NO_ALARM_DESTINATIONS,
   parseAlarmDestinations,
 } from '../../infra/monitoring/alarm-destinations.ts';
+import { AlarmTopic } from '../../infra/monitoring/alarm-topic.ts';
 import type { PetStoreStack } from '../../infra/pet-store-stack.ts';
 
 const PAGER_TOPIC = 'arn:aws:sns:eu-west-1:111122223333:pager';
@@ -112,12 +114,33 @@ describe('a deploy with destinations', () => {
   });
 });
 
-test('a production synth without any destination is an error, which fails cdk synth and cdk deploy', () => {
-  const stacks = build({});
-  Annotations.fromStack(stacks.production!).hasError(
-    '/PetStore-production',
-    Match.stringLikeRegexp(
-      `reach NOBODY.*${alarmDestinationsContextKey('production')}.*${alarmDestinationsEnvVar('production')}`,
-    ),
+describe('without any destination', () => {
+  /** The alarm topic alone, in a stack that is (or is not) among those synthesized for deploying. */
+  const topic = (destinationRequired: boolean, selected: boolean) => {
+    const app = new App({ context: selected ? {} : { [cxapi.BUNDLING_STACKS]: [] } });
+    const stack = new Stack(app, 'PetStore-production', { env: { account: '123456789012', region: 'eu-west-1' } });
+    new AlarmTopic(stack, 'AlarmTopic', {
+      stage: 'production',
+      destinations: NO_ALARM_DESTINATIONS,
+      destinationRequired,
+    });
+    return Annotations.fromStack(stack);
+  };
+  const nobody = Match.stringLikeRegexp(
+    `reach NOBODY.*${alarmDestinationsContextKey('production')}.*${alarmDestinationsEnvVar('production')}`,
   );
+
+  test('production is an error, which fails cdk synth and cdk deploy', () => {
+    topic(true, true).hasError('/PetStore-production', nobody);
+  });
+
+  test('production not being deployed (cdk deploy -e PetStore-staging) only warns', () => {
+    topic(true, false).hasNoError('*', nobody);
+    topic(true, false).hasWarning('/PetStore-production', nobody);
+  });
+
+  test('staging only warns', () => {
+    topic(false, true).hasNoError('*', nobody);
+    topic(false, true).hasWarning('/PetStore-production', nobody);
+  });
 });
