@@ -5,6 +5,7 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { CodeDeployClient, PutLifecycleEventHookExecutionStatusCommand } from '@aws-sdk/client-codedeploy';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { KEY_PATTERN } from '../shared/domain/api-keys.ts';
 import { type CheckedFunction, failedChecks, releaseChecks } from '../shared/release-checks/checks.ts';
 import { lambdaTarget } from '../shared/release-checks/lambda-target.ts';
 import { RELEASE_CHECK_ENV } from '../shared/release-checks/settings.ts';
@@ -21,7 +22,9 @@ export const handler = async ({ DeploymentId, LifecycleEventHookExecutionId }: L
   const env = (name: string) => process.env[name] ?? '';
   const fn = env(RELEASE_CHECK_ENV.function) as CheckedFunction;
   const probeKeySecret = env(RELEASE_CHECK_ENV.probeKeySecret);
-  const probeKey = probeKeySecret ? await getSecret<string>(probeKeySecret) : undefined;
+  // Until an operator puts the stage's probe key in, the secret holds a placeholder: no key.
+  const secret = probeKeySecret ? await getSecret<string>(probeKeySecret) : undefined;
+  const probeKey = secret !== undefined && KEY_PATTERN.test(secret) ? secret : undefined;
   const results = await releaseChecks[fn](lambdaTarget(lambda, env(RELEASE_CHECK_ENV.version)), {
     stage: env(RELEASE_CHECK_ENV.stage),
     probeKey,

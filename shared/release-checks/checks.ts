@@ -172,7 +172,8 @@ export const releaseChecks: Readonly<
       refused(target, tokenEvent(context, `Bearer ${UNKNOWN_KEY}`)),
     ),
     await run("the authorizer lets the stage's probe key in", async () => {
-      if (!context.probeKey) return ['no probe key to check with'];
+      if (!context.probeKey)
+        return ['no probe key to check with: put one in (docs/deploying.md, The release probe key)'];
       const answer = await target.authorize(tokenEvent(context, `Bearer ${context.probeKey}`));
       if (answer.kind !== 'allowed') return [answer.kind === 'refused' ? 'refused it' : `failed: ${answer.message}`];
       const [statement] = answer.result.policyDocument.Statement as { Effect?: string }[];

@@ -17,6 +17,7 @@ import { type Functions, loadFunctions, setFunctionEnv, TEST_STAGE } from '../su
 const CHECKED: CheckedFunction[] = ['listPets', 'createPet', 'getPet', 'authorizer'];
 const versionArn = (name: CheckedFunction) => `arn:aws:lambda:us-east-1:123456789012:function:petstore-${name}:7`;
 const PROBE_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:petstore-probe-key';
+const PLACEHOLDER_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:petstore-probe-placeholder';
 
 type Breakage = (name: CheckedFunction, event: any, real: () => Promise<Invoked>) => Promise<Invoked>;
 
@@ -54,7 +55,8 @@ beforeAll(async () => {
       const real = () => realAnswer(name, event);
       return breakage ? breakage(name, event, real) : real();
     },
-    secrets: { [PROBE_SECRET]: probeKey },
+    // What the stack makes (infra/constructs/deployment.ts) until an operator puts the key in.
+    secrets: { [PROBE_SECRET]: probeKey, [PLACEHOLDER_SECRET]: 'k3n8x0q2m5v7b1c4z6l9p0r2t4w6y8a1' },
   });
   for (const service of ['LAMBDA', 'CODEDEPLOY', 'SECRETS_MANAGER'])
     process.env[`AWS_ENDPOINT_URL_${service}`] = host.endpoint;
@@ -69,12 +71,15 @@ afterAll(async () => {
 });
 
 /** Runs `name`'s hook as CodeDeploy would and returns what it reported, and the checks' results. */
-const runHook = async (name: CheckedFunction): Promise<{ status: string | undefined; results: CheckResult[] }> => {
+const runHook = async (
+  name: CheckedFunction,
+  probeSecret = PROBE_SECRET,
+): Promise<{ status: string | undefined; results: CheckResult[] }> => {
   Object.assign(process.env, {
     [RELEASE_CHECK_ENV.function]: name,
     [RELEASE_CHECK_ENV.version]: versionArn(name),
     [RELEASE_CHECK_ENV.stage]: TEST_STAGE,
-    [RELEASE_CHECK_ENV.probeKeySecret]: name === 'authorizer' ? PROBE_SECRET : '',
+    [RELEASE_CHECK_ENV.probeKeySecret]: name === 'authorizer' ? probeSecret : '',
   });
   const id = randomUUID();
   const logged = vi.mocked(console.log).mock.calls.length;
@@ -173,5 +178,11 @@ test('the authorizer check without a probe key fails rather than passes', async 
     { http: () => Promise.reject(new Error('unused')), authorize: async () => ({ kind: 'refused' }) },
     { stage: TEST_STAGE },
   );
-  expect(results.find((r) => r.problem)?.problem).toBe('no probe key to check with');
+  expect(results.find((r) => r.problem)?.problem).toMatch(/^no probe key to check with/);
+});
+
+test('a probe secret that still holds its placeholder is no key: the authorizer hook reports Failed', async () => {
+  const { status, results } = await runHook('authorizer', PLACEHOLDER_SECRET);
+  expect(results.map((r) => r.problem ?? '').join('\n')).toMatch(/no probe key to check with/);
+  expect(status).toBe('Failed');
 });
