@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, Architecture, Runtime, Tracing, type Version } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS, type StageSettings } from '../stages.ts';
@@ -52,6 +52,25 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
  */
 export const tracerDefine = (powertoolsTracer: boolean): Record<string, string> =>
   powertoolsTracer ? {} : { 'process.env.POWERTOOLS_TRACE_ENABLED': '"false"' };
+
+/** How every Lambda bundle of the stack is built: the route functions, the authorizer, the release hooks. */
+export const lambdaBundling = (define: Record<string, string> = {}): BundlingOptions => ({
+  format: OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  banner: BUNDLING_BANNER,
+  minify: true,
+  // Maps name the source file and line of a stack frame; the sources themselves stay out
+  // of the package, which keeps it small and the code out of the map.
+  sourceMap: true,
+  sourcesContent: false,
+  // The SDK version we test with, not whichever the runtime happens to carry.
+  bundleAwsSDK: true,
+  // Its credential chain reduced to the environment, semver and node:http's facade left out (LAMBDA_ALIASES).
+  esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
+  define,
+  forceDockerBundling: false,
+  logLevel: LogLevel.WARNING,
+});
 
 export interface ApiFunctionProps {
   /** The entry file, relative to the repository root (shared/api/routes.ts). */
@@ -112,23 +131,7 @@ export class ApiFunction extends Construct {
         ...environment,
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: BUNDLING_BANNER,
-        minify: true,
-        // Maps name the source file and line of a stack frame; the sources themselves stay out
-        // of the package, which keeps it small and the code out of the map.
-        sourceMap: true,
-        sourcesContent: false,
-        // The SDK version we test with, not whichever the runtime happens to carry.
-        bundleAwsSDK: true,
-        // Its credential chain reduced to the environment, semver and node:http's facade left out (LAMBDA_ALIASES).
-        esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
-        define: tracerDefine(settings.powertoolsTracer),
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-      },
+      bundling: lambdaBundling(tracerDefine(settings.powertoolsTracer)),
     });
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',

@@ -8,13 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { RELEASE_CHECK_ENV } from '../../shared/release-checks/settings.ts';
 import type { StageSettings } from '../stages.ts';
-import { type ApiFunction, BUNDLING_BANNER, LAMBDA_ALIASES } from './api-function.ts';
+import { type ApiFunction, lambdaBundling } from './api-function.ts';
 import { removalPolicyOf } from './data.ts';
 import type { FunctionName } from './functions.ts';
 
@@ -73,18 +73,7 @@ export class ReleaseHook extends Construct {
         [RELEASE_CHECK_ENV.stage]: settings.stage,
         ...(probeKey && { [RELEASE_CHECK_ENV.probeKeySecret]: probeKey.secretArn }),
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: BUNDLING_BANNER,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        bundleAwsSDK: true,
-        esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-      },
+      bundling: lambdaBundling(),
     });
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',

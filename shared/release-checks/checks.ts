@@ -10,7 +10,7 @@ import type {
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
-import { route } from '../api/routes.ts';
+import { type OperationId, route } from '../api/routes.ts';
 import { ErrorBody, MAX_ID, Pets } from '../api/schemas.ts';
 import { proxyEvent } from '../lambda/proxy-event.ts';
 
@@ -51,7 +51,7 @@ const UNKNOWN_KEY = `pet_${'0'.repeat(43)}`;
 
 const event = (
   context: CheckContext,
-  operation: 'listPets' | 'createPet' | 'getPet',
+  operation: OperationId,
   path: string,
   options: { pathParameters?: Record<string, string>; body?: string; headers?: Record<string, string> } = {},
 ): APIGatewayProxyEvent =>

@@ -185,7 +185,7 @@ describe('a first deploy', () => {
     expect(kept(template)).toBe(0);
     for (const r of Object.values(template.Resources).filter((r) => r.Type === 'AWS::DynamoDB::GlobalTable'))
       expect(r.Properties.Replicas[0].DeletionProtectionEnabled).toBe(false);
-  });
+  }, 180_000);
 
   test('every later deploy of production turns every protection on', () => {
     const { stack, template } = production({});
@@ -195,5 +195,5 @@ describe('a first deploy', () => {
       expect(r.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);
       expect(r.DeletionPolicy).toBe('Retain');
     }
-  });
+  }, 180_000);
 });
