@@ -15,6 +15,7 @@ export const FIXED_MESSAGES = {
   BAD_GATEWAY: 'The service failed before answering; quote the requestId when reporting it',
   GATEWAY_TIMEOUT: 'The service did not answer in time',
   UNAUTHORIZED: 'A valid API key is required: Authorization: Bearer <key>',
+  FORBIDDEN: "This key's scope does not allow this operation",
 } as const satisfies Partial<Record<ErrorCode, string>>;
 
 export class HttpError extends Error {

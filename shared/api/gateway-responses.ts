@@ -32,7 +32,15 @@ export interface GatewayResponse {
   /** Fixed text; undefined means API Gateway's own `$context.error.messageString`. */
   readonly message?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Headers whose value the authorizer handed over in its context, by context key: filled
+   * when the authorizer has run for the request, absent when it has not.
+   */
+  readonly authorizerHeaders?: Readonly<Record<string, string>>;
 }
+
+/** The key's limits, as the functions' answers carry them (the authorizer's `rateLimitPolicy`). */
+const rateLimitPolicy = { 'RateLimit-Policy': 'rateLimitPolicy' };
 
 const unauthorized: GatewayResponse = {
   status: 401,
@@ -47,6 +55,7 @@ const throttled: GatewayResponse = {
   code: 'TOO_MANY_REQUESTS',
   message: 'Too many requests; retry later',
   headers: retryAfter,
+  authorizerHeaders: rateLimitPolicy,
 };
 /**
  * A key's daily quota (its usage plan) is used up until 00:00 UTC. A gateway response
@@ -58,6 +67,14 @@ const quotaExceeded: GatewayResponse = {
   code: 'TOO_MANY_REQUESTS',
   message: "This key's daily request quota is used up; it starts over at 00:00 UTC",
   headers: { 'Retry-After': '3600' },
+  authorizerHeaders: rateLimitPolicy,
+};
+/** A valid key whose scope does not allow the operation: the authorizer's policy denies it. */
+const forbidden: GatewayResponse = {
+  status: 403,
+  code: 'FORBIDDEN',
+  message: FIXED_MESSAGES.FORBIDDEN,
+  authorizerHeaders: rateLimitPolicy,
 };
 const unavailable: GatewayResponse = {
   status: 503,
@@ -71,9 +88,9 @@ const badRequest: GatewayResponse = { status: 400, code: 'BAD_REQUEST' };
 const internalError: GatewayResponse = { status: 500, code: 'INTERNAL_ERROR', message: FIXED_MESSAGES.INTERNAL_ERROR };
 
 export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
-  // Every refusal of a key is a 401: no key ever gets a 403.
+  // Every refusal of a key is a 401, but a valid key's scope: 403.
   UNAUTHORIZED: unauthorized,
-  ACCESS_DENIED: unauthorized,
+  ACCESS_DENIED: forbidden,
   EXPIRED_TOKEN: unauthorized,
   INVALID_SIGNATURE: unauthorized,
   INVALID_API_KEY: unauthorized,

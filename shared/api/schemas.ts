@@ -134,6 +134,7 @@ export const PetIdParams = /* @__PURE__ */ (() =>
 export const ErrorCode = /* @__PURE__ */ z.enum([
   'BAD_REQUEST',
   'UNAUTHORIZED',
+  'FORBIDDEN',
   'NOT_FOUND',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
