@@ -92,7 +92,7 @@ export const rateLimitPolicy = ({ rateLimit, burstLimit, quotaPerDay }: RateLimi
   ].join(', ');
 
 /** The environment variables that hand a stage's limits per key to the authorizer. */
-export const KEY_LIMITS_ENV = {
+const KEY_LIMITS_ENV = {
   rateLimit: 'KEY_RATE_LIMIT',
   burstLimit: 'KEY_BURST_LIMIT',
   quotaPerDay: 'KEY_QUOTA_PER_DAY',

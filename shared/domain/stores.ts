@@ -39,7 +39,7 @@ export interface KeyRecord {
 }
 
 /** What the authorizer needs to know of a key. */
-export interface KeyGrant {
+interface KeyGrant {
   keyId: string;
   revoked: boolean;
   scope: KeyScope;
@@ -54,9 +54,9 @@ export interface NewKeyOptions {
   expiresAt?: string | undefined;
 }
 
-export type IssuedKey = KeyRecord & { key: string; usageKey: string };
+type IssuedKey = KeyRecord & { key: string; usageKey: string };
 
-export interface RotateOptions {
+interface RotateOptions {
   oldExpiresAt: string;
   /** The new key's own expiry; none by default. */
   expiresAt?: string | undefined;
