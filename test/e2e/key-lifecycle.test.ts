@@ -86,9 +86,11 @@ describe('scope', () => {
 
 describe('expiry', () => {
   it('a key works until it expires, then is 401 like a revoked key', async () => {
-    const { key } = await create('--label', 'short-lived', '--expires', '2s');
+    const { key, stdout } = await create('--label', 'short-lived', '--expires', '8s');
+    const expiresAt = Date.parse(/expires (\S+?)\)/.exec(stdout)![1]!);
     expect((await call(server, '/pets', { authorization: bearer(key) })).status).toBe(200);
-    await sleep(2200);
+    expect(Date.now(), 'the check above ran before the expiry').toBeLessThan(expiresAt);
+    await sleep(Math.max(0, expiresAt - Date.now()) + 200);
     expectError(await call(server, '/pets', { authorization: bearer(key) }), 401, 'UNAUTHORIZED', [key]);
   });
 
@@ -110,7 +112,9 @@ describe('expiry', () => {
 describe('rotation', () => {
   it('gives two working keys until the overlap ends, then only the new one', async () => {
     const old = await create('--label', 'billing', '--scope', 'read');
-    const rotated = await keyTool(server.dataDir, 'rotate', old.keyId, '--overlap', '3s');
+    const rotatedAt = Date.now();
+    // Long enough for the checks below on a loaded machine (each key tool run starts npm and Node).
+    const rotated = await keyTool(server.dataDir, 'rotate', old.keyId, '--overlap', '10s');
     expect(rotated.code, rotated.stderr).toBe(0);
     const fresh = keyFrom(rotated.stdout)!;
     const [, newKeyId] = keyIdsFrom(rotated.stdout);
@@ -125,14 +129,19 @@ describe('rotation', () => {
     );
 
     const listed = await listJson();
-    expect(listed.find((k) => k.keyId === old.keyId)).toMatchObject({ rotatedTo: newKeyId, state: 'active' });
+    const oldEntry = listed.find((k) => k.keyId === old.keyId);
+    expect(oldEntry).toMatchObject({ rotatedTo: newKeyId });
+    const expiresAt = Date.parse(oldEntry?.expiresAt as string);
+    expect(expiresAt - rotatedAt).toBeGreaterThanOrEqual(10_000);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(10_000);
     expect(listed.find((k) => k.keyId === newKeyId)).toMatchObject({
       rotatedFrom: old.keyId,
       label: 'billing',
       scope: 'read',
+      expiresAt: null,
     });
 
-    await sleep(3200);
+    await sleep(Math.max(0, expiresAt - Date.now()) + 200);
     expectError(await call(server, '/pets', { authorization: bearer(old.key) }), 401, 'UNAUTHORIZED', [old.key]);
     expect((await call(server, '/pets', { authorization: bearer(fresh) })).status).toBe(200);
     expect((await listJson()).find((k) => k.keyId === old.keyId)?.state).toBe('expired');
