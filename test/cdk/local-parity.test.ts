@@ -9,7 +9,7 @@ import { readOwner } from '../../infra/local/data-dir.ts';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { BINARY_MEDIA_TYPES, isBinaryMediaType } from '../../shared/api/routes.ts';
-import { generateKey, hashKey } from '../../shared/domain/api-keys.ts';
+import { generateKey, hashKey, rateLimitPolicy } from '../../shared/domain/api-keys.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { issueKey } from '../e2e/support.ts';
 import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
@@ -255,6 +255,11 @@ describe('limits per key (the usage plan)', () => {
     const expected = synthesizedResponse('THROTTLED', reply.headers.get('x-amzn-requestid')!, 'Too Many Requests');
     expect(await reply.json()).toEqual(expected.body);
     expect(reply.headers.get('retry-after')).toBe(expected.headers['Retry-After']);
+    // The key's limits, from the authorizer's context, as the template maps them.
+    const { RateLimit } = plan().Throttle as { RateLimit: number };
+    expect(reply.headers.get('ratelimit-policy')).toBe(
+      rateLimitPolicy({ rateLimit: RateLimit, burstLimit: BurstLimit }),
+    );
   });
 
   test('a used-up daily quota: the QUOTA_EXCEEDED response', async () => {
@@ -265,5 +270,6 @@ describe('limits per key (the usage plan)', () => {
     expect(reply.status).toBe(expected.status);
     expect(await reply.json()).toEqual(expected.body);
     expect(reply.headers.get('retry-after')).toBe(expected.headers['Retry-After']);
+    expect(reply.headers.get('ratelimit-policy')).toMatch(/"daily";q=1;w=86400$/);
   });
 });

@@ -51,7 +51,9 @@ const expiryOf = (text: string | undefined): string | undefined => {
   const date = parseExpiry(text);
   if (!date)
     return fail(`--expires ${text}: give a date (2027-03-01), a date-time (2027-03-01T12:00:00Z) or a duration (90d)`);
-  if (date.getTime() <= Date.now()) return fail(`--expires ${text} is in the past`);
+  // Allowed (a key to check that expired keys are refused), but never by surprise.
+  if (date.getTime() <= Date.now())
+    console.error(`keys: warning: --expires ${text} is in the past: the key is refused from the start`);
   return date.toISOString();
 };
 

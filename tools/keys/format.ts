@@ -7,8 +7,9 @@ import type { KeyRecord } from '../../shared/domain/stores.ts';
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
-/** `90d`, `24h`, `30m`, `45s`, `2w` in milliseconds; undefined when it is not one. */
+/** `90d`, `24h`, `30m`, `45s`, `2w` (or `0`) in milliseconds; undefined when it is not one. */
 export const parseDuration = (text: string): number | undefined => {
+  if (text.trim() === '0') return 0;
   const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
   return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : undefined;
 };
