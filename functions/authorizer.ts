@@ -52,8 +52,11 @@ export const handler = authorizerHandler(async (event) => {
   // At most one write per key per LAST_USE_RESOLUTION_MS, however often the cache lets go of it.
   const now = new Date();
   if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USE_RESOLUTION_MS) {
-    // A record for `keys list`, not a condition of entry: a key is never refused because it failed.
-    await keys.recordUse(key, now).catch(() => undefined);
+    // A record for `keys list`, not a condition of entry: a key is never refused because it
+    // failed; the log says so (its grant is narrow: infra/constructs/functions.ts).
+    await keys.recordUse(key, now).catch((error: Error) => {
+      console.warn(JSON.stringify({ level: 'WARN', message: 'last use not recorded', keyId, error: error.name }));
+    });
   }
 
   return {
