@@ -47,8 +47,8 @@ const notFound = respond('NOT_FOUND', { message: 'No such operation' });
 const throttled = respond('TOO_MANY_REQUESTS', { message: 'Too many requests; retry later' });
 /**
  * A key's daily quota (its usage plan) is used up until 00:00 UTC. A gateway response
- * header is a fixed literal and cannot count down to midnight: an hour, so that a client
- * neither hammers the API nor waits out a whole day.
+ * header is a fixed literal and cannot count down to midnight: long enough that a client
+ * does not hammer the API, short enough that it does not wait out a whole day.
  */
 const QUOTA_RETRY_AFTER_SECONDS = 60 * 60;
 const quotaExceeded = respond('TOO_MANY_REQUESTS', {
