@@ -1,12 +1,14 @@
 // The figures the README and docs/api.md state by hand, held to the code they describe: the
 // README's configuration table to the local server's Config (every variable, every default),
-// and docs/api.md's limits and durations to the constants that enforce them.
+// and docs/api.md's error table and limits to the code that answers them (shared/api/errors.ts
+// and the constants).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Config } from '../../infra/local/config.ts';
 import { functionEnvironment } from '../../infra/local/function-environment.ts';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/stages.ts';
+import { ERRORS, type ErrorShape } from '../../shared/api/errors.ts';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/api/idempotency.ts';
 import { route } from '../../shared/api/routes.ts';
 import { LIMIT_MAX, NAME_MAX_LENGTH } from '../../shared/api/schemas.ts';
@@ -66,6 +68,13 @@ describe('README, local configuration', () => {
 });
 
 describe('docs/api.md states the limits the code enforces', () => {
+  test.each(Object.entries(ERRORS))('the error table: %s, its status and headers', (code, shape: ErrorShape) => {
+    const row = api.split('\n').find((line) => line.includes(`| \`${code}\` |`));
+    expect(row, code).toBeDefined();
+    expect(row).toMatch(new RegExp(`^\\| ${shape.status} \\|`));
+    for (const name of Object.keys(shape.headers ?? {})) expect(row).toContain(name);
+  });
+
   test('the body limit', () => {
     expect(MAX_BODY_BYTES % 1024).toBe(0);
     expect(api).toContain(`a request body over ${MAX_BODY_BYTES / 1024} KiB`);
