@@ -73,6 +73,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       logLevel: options.logLevel,
       cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
       dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
+      keyLimits: options.keyLimits,
     }),
   );
 
