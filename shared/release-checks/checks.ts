@@ -176,9 +176,12 @@ export const releaseChecks: Readonly<
         return ['no probe key to check with: put one in (docs/deploying.md, The release probe key)'];
       const answer = await target.authorize(tokenEvent(context, `Bearer ${context.probeKey}`));
       if (answer.kind !== 'allowed') return [answer.kind === 'refused' ? 'refused it' : `failed: ${answer.message}`];
-      const [statement] = answer.result.policyDocument.Statement as { Effect?: string }[];
+      // A read key: its policy must allow the listing (and may deny the writes).
+      const statements = answer.result.policyDocument.Statement as { Effect?: string; Resource?: string | string[] }[];
+      const listing = (arn: string) => /\/GET\/v1\/pets$/.test(arn);
       const problems: string[] = [];
-      if (statement?.Effect !== 'Allow') problems.push('its policy does not allow');
+      if (!statements.some((s) => s.Effect === 'Allow' && [s.Resource ?? []].flat().some(listing)))
+        problems.push('its policy does not allow GET /v1/pets');
       if (!/^key_/.test(answer.result.principalId)) problems.push('its principal is not a key id');
       return problems;
     }),

@@ -48,7 +48,9 @@ beforeAll(async () => {
   db = await startTestDynamoDB();
   setFunctionEnv(db.endpoint);
   functions = await loadFunctions();
-  ({ key: probeKey } = await createKeysRepository(db.client, keysTable.name).create('release probe'));
+  ({ key: probeKey } = await createKeysRepository(db.client, keysTable.name).create('release probe', {
+    scope: 'read',
+  }));
   host = await startHookHost({
     invoke: (functionArn, event) => {
       const name = nameOf(functionArn);
