@@ -91,7 +91,8 @@ describe('a deploy with destinations', () => {
       Protocol: 'https',
       Endpoint: 'https://hooks.example.com/alarms',
     });
-  });
+    // The first test synthesizes the app (no bundling, cdk-nag included): a loaded machine needs more than 30 s.
+  }, 180_000);
 
   test('every alarm notifies the existing topic too, on alarm and on recovery', () => {
     const alarms = production().findResources('AWS::CloudWatch::Alarm');
