@@ -13,6 +13,7 @@
 import { Validations } from 'aws-cdk-lib';
 import {
   AuthorizationType,
+  ContentHandling,
   type IResource,
   MockIntegration,
   PassthroughBehavior,
@@ -37,11 +38,17 @@ export const addNotFoundRoutes = (root: IResource, body: string): void => {
   const integration = new MockIntegration({
     // Whatever the request's Content-Type: no 415 from a missing request template.
     passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+    // The API's binary media type `*/*` makes every request body binary; a mapping template
+    // applies to text only, so without a conversion API Gateway cannot apply the request
+    // template and answers 500 (API_CONFIGURATION_ERROR "Unable to transform request"),
+    // which would read as our fault on the 5xx alarms. Both directions convert to text.
+    contentHandling: ContentHandling.CONVERT_TO_TEXT,
     requestTemplates: { 'application/json': `{"statusCode": ${status}}` },
     // No selection pattern: the one response for every outcome.
     integrationResponses: [
       {
         statusCode: status,
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
         responseParameters: { 'method.response.header.Content-Type': "'application/json'" },
         responseTemplates: { 'application/json': body },
       },

@@ -4,6 +4,7 @@
 import { type RateLimits, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
+import { CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 
 /** Credentials and region dynalite accepts; they never reach AWS. */
@@ -39,7 +40,8 @@ export const functionEnvironment = (options: FunctionEnvironmentOptions): Record
   ...(options.dynamodbRequestTimeoutMs !== undefined && {
     [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs),
   }),
-  CURSOR_SECRET: options.cursorSecret,
+  // The local stage has no Secrets Manager: the secret itself, through the same seam (cursor-secret.ts).
+  [CURSOR_SECRET_ENV]: options.cursorSecret,
   ...(options.keyLimits && rateLimitsEnv(options.keyLimits)),
   ...powertoolsEnvironment(options.stage, options.logLevel),
   // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.

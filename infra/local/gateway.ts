@@ -14,6 +14,7 @@ import type {
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { isBinaryMediaType, type OperationId, resourcePath } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
+import { type CallerIdentity, type ClientRequest, proxyEvent } from '../../shared/lambda/proxy-event.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
 import type { AuthorizerCache } from './authorizer-cache.ts';
@@ -22,7 +23,6 @@ import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
-import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
 import { matchRoute } from './route-matcher.ts';
 import { createThrottle } from './throttle.ts';
 

@@ -90,6 +90,8 @@ const requestTelemetry = (operation: OperationId): HttpMiddleware => {
     metrics.push(
       metric('requests', { operation, statusClass: statusClassOf(status) }),
       metric('latency', { operation }, latencyMs),
+      // The release alarms' view: this version's answers, and which of them were faults.
+      metric('versionFaults', { operation, executedVersion: request.context.functionVersion }, status >= 500 ? 1 : 0),
     );
     if (errorCode === 'BAD_REQUEST') metrics.push(metric('validationFailures', { operation }));
     if (errorCode === 'SERVICE_UNAVAILABLE') metrics.push(metric('dynamodbFaults', { operation }));
