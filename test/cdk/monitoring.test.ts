@@ -36,6 +36,10 @@ const THRESHOLD_OF: Readonly<Record<AlarmKind, keyof AlarmSettings>> = {
   DynamoDBSystemErrors: 'dynamodbSystemErrors',
 };
 
+/** The alarms of infra/monitoring/monitoring.ts: the smoke canary's and the SLOs' are test/cdk/watch.test.ts's. */
+const monitoringAlarms = (template: CfnTemplate) =>
+  resourcesOfType(template, 'AWS::CloudWatch::Alarm').filter(([id]) => !id.startsWith('Watch'));
+
 const operations = routes.map((r) => r.operationId);
 const functionNames = [...operations, 'authorizer'] as const;
 
@@ -101,12 +105,7 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
     index = app.index[stage];
   });
   const alarms = () =>
-    new Map(
-      resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([id, r]) => [
-        r.Properties!.AlarmName as string,
-        { id, r },
-      ]),
-    );
+    new Map(monitoringAlarms(template).map(([id, r]) => [r.Properties!.AlarmName as string, { id, r }]));
   const onlyTopic = () => {
     const topics = resourcesOfType(template, 'AWS::SNS::Topic');
     expect(topics).toHaveLength(1);
@@ -271,7 +270,7 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
     it('shows every alarm', () => {
       const status = body().widgets.find((w) => w.properties.title === 'alarms')!;
       expect(status.properties.alarms.sort()).toEqual(
-        resourcesOfType(template, 'AWS::CloudWatch::Alarm')
+        monitoringAlarms(template)
           .map(([id]) => `\${${id}.Arn}`)
           .sort(),
       );

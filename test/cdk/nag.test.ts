@@ -24,9 +24,13 @@ const REVIEWED_ACKNOWLEDGEMENTS = [
   'AwsSolutions-COG4',
   'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
   'AwsSolutions-IAM5[Resource::*]',
+  'AwsSolutions-IAM5[Resource::<WatchSmokeCanaryArtifacts2D65B007.Arn>/runs/*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/cwsyn-petstore-*]',
+  'AwsSolutions-S1',
   'AwsSolutions-SMG4',
   'Serverless-APIGWStructuredLogging',
   'Serverless-LambdaDLQ',
+  'Serverless-LambdaStarPermissions',
 ];
 
 const covers = (ackPath: string, findingPath: string) =>

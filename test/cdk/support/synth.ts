@@ -47,7 +47,18 @@ export interface Synthesis {
   acknowledgements: Acknowledgement[];
 }
 
-const INPUTS = ['infra', 'functions', 'shared', 'test/cdk/support', 'cdk.json', 'package-lock.json', 'tsconfig.json'];
+// tools/smoke and the client's link parser: the smoke canary bundles them.
+const INPUTS = [
+  'infra',
+  'functions',
+  'shared',
+  'tools/smoke',
+  'client/index.ts',
+  'test/cdk/support',
+  'cdk.json',
+  'package-lock.json',
+  'tsconfig.json',
+];
 /** The local stage emulator: the CDK app never imports it. */
 const NOT_INPUTS = ['infra/local'];
 const CACHE_ROOT = join(REPOSITORY_ROOT, 'node_modules', '.cache', 'petstore-cdk');
