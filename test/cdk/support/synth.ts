@@ -17,6 +17,8 @@ const VALIDATION_REPORT_FILE = 'validation-report.json';
 
 /** What the synthesized stacks are deployed to in the tests (the CLI takes them from the credentials). */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+/** The GitHub repository PetStore-ci trusts in the tests. */
+export const TEST_REPOSITORY = 'acme/petstore';
 
 /** The logical ids of what the stack exposes, read from its public properties. */
 export interface StackIndex {

@@ -9,6 +9,7 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { createPetStoreApp } from '../../../infra/app.ts';
+import { GITHUB_REPOSITORY_CONTEXT } from '../../../infra/ci/github.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
 import {
   type Acknowledgement,
@@ -17,6 +18,7 @@ import {
   type StackIndex,
   type Synthesis,
   TEST_ENV,
+  TEST_REPOSITORY,
 } from './synth.ts';
 
 const logicalId = (construct: IConstruct): string => {
@@ -82,7 +84,12 @@ export const synthesizeInto = (outdir: string): Synthesis => {
         outdir,
         // cdk.json's feature flags, as the CLI passes them; findings go to the report for
         // the cdk-nag test to show, instead of aborting every file's synthesis.
-        context: { ...cdkJson.context, [cxapi.FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false },
+        // A repository for PetStore-ci, whatever GITHUB_REPOSITORY the machine has (test/cdk/ci-stack.test.ts).
+        context: {
+          ...cdkJson.context,
+          [cxapi.FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false,
+          [GITHUB_REPOSITORY_CONTEXT]: TEST_REPOSITORY,
+        },
         // CDK's own template check costs seconds: cfn-lint checks the CLI's templates in CI.
         builtinCloudFormationValidation: false,
         stackTraces: false,
