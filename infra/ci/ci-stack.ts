@@ -102,11 +102,15 @@ export class CiStack extends Stack {
       ]),
     );
 
-    for (const role of [this.diffRole, ...Object.values(this.deployRoles)]) {
-      new CfnOutput(this, `${role.node.id.replace(/[^A-Za-z0-9]/g, '')}Arn`, {
-        description: `Role ${role.node.id}`,
-        value: role.roleArn,
-      });
-    }
+    // What the workflows assume (they build the same ARNs from the account id and the names).
+    const outputs: [string, Role][] = [
+      ['DiffRoleArn', this.diffRole],
+      ...DEPLOYED_STAGES.map((stage): [string, Role] => [
+        `DeployRoleArn${stage[0]!.toUpperCase()}${stage.slice(1)}`,
+        this.deployRoles[stage]!,
+      ]),
+    ];
+    for (const [key, role] of outputs)
+      new CfnOutput(this, key, { key, description: role.node.id, value: role.roleArn });
   }
 }
