@@ -20,9 +20,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Canary, Code, Runtime, RuntimeFamily, Schedule, Test } from 'aws-cdk-lib/aws-synthetics';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
-import { CANARY_ENV } from '../../tools/smoke/canary.ts';
 import { type DeployedStage, stackName } from '../stages.ts';
-import type { CanarySettings } from './watch-settings.ts';
+import { CANARY_ENV, type CanarySettings } from './watch-settings.ts';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CANARY_ENTRY = 'tools/smoke/canary.ts';

@@ -1,6 +1,10 @@
 // What watches a stage from outside and against its objectives: the smoke canary
 // (infra/monitoring/canary.ts) and the service level objectives (infra/monitoring/slo.ts).
-// Each stage's values live in infra/stages.ts (`canary`, `slo`). No CDK import.
+// Each stage's values live in infra/stages.ts (`canary`, `slo`). No CDK import: the canary's
+// own code (tools/smoke/canary.ts) reads its environment's names from here too.
+
+/** The canary's environment: set by infra/monitoring/canary.ts, read by tools/smoke/canary.ts. */
+export const CANARY_ENV = { baseUrl: 'SMOKE_BASE_URL', keySecretArn: 'SMOKE_KEY_SECRET_ARN' } as const;
 
 export interface CanarySettings {
   /** Minutes between two runs of the read-only smoke checks. */

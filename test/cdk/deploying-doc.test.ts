@@ -22,7 +22,14 @@ const outputTables = (): string[][] =>
     rows!
       .trim()
       .split('\n')
-      .flatMap((row) => [...row.trim().split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)),
+      .flatMap((row) =>
+        [
+          ...row
+            .trim()
+            .split('|')[1]!
+            .matchAll(/`(\w+)`/g),
+        ].map((m) => m[1]!),
+      ),
   );
 
 it("the stages' outputs table names every output of both stage stacks, and nothing else", () => {

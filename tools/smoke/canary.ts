@@ -3,11 +3,9 @@
 // canary's own read key from Secrets Manager. A broken rule throws, which fails the run,
 // and the canary's SuccessPercent alarm tells on-call (docs/runbook.md, "SmokeCanary").
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CANARY_ENV } from '../../infra/monitoring/watch-settings.ts';
 import { runSmokeChecks } from './checks.ts';
 import { formatReport, passed } from './report.ts';
-
-/** The canary's environment, set by infra/monitoring/canary.ts. */
-export const CANARY_ENV = { baseUrl: 'SMOKE_BASE_URL', keySecretArn: 'SMOKE_KEY_SECRET_ARN' } as const;
 
 const secrets = new SecretsManagerClient({});
 /** Read once per environment: a rotated key is picked up by the next cold start, or at once after a failure. */
