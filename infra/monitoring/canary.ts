@@ -80,8 +80,9 @@ export class SmokeCanary extends Construct {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       // A run's report and logs: on-call reads the latest failures, nothing is kept for long.
       lifecycleRules: [{ expiration: Duration.days(14) }],
-      removalPolicy: RemovalPolicy.DESTROY,
-      autoDeleteObjects: false,
+      // Kept when the stack goes (CloudFormation cannot delete a bucket with objects in it, and
+      // emptying it would take a custom resource): it empties itself within 14 days.
+      removalPolicy: RemovalPolicy.RETAIN,
     });
     Validations.of(artifacts).acknowledge({
       id: 'AwsSolutions-S1',
