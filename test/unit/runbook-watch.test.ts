@@ -1,18 +1,10 @@
 // docs/runbook.md answers the smoke canary's alarm and the SLO alerts as it answers every
 // other alarm (runbook.test.ts): what it means, what to open first, how to mitigate; and its
 // table of objectives says what infra/stages.ts sets.
-import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { BURN_RATE_ALERTS } from '../../infra/monitoring/slo.ts';
 import { stageSettings } from '../../infra/stages.ts';
-
-const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
-const section = (title: string): string | undefined => {
-  const start = runbook.indexOf(`\n### ${title}\n`);
-  if (start < 0) return undefined;
-  const rest = runbook.slice(start + title.length + 6);
-  return rest.slice(0, rest.search(/\n##+ /) >>> 0);
-};
+import { runbook, section } from '../support/runbook.ts';
 
 it.each(['SmokeCanary', ...Object.keys(BURN_RATE_ALERTS)])(
   '%s: what it means, what to open first, how to mitigate',
