@@ -17,6 +17,7 @@ import type { ReleaseHook } from './constructs/release-hook.ts';
 import { KeyUsagePlan } from './constructs/usage-plan.ts';
 import { type AlarmDestinations, NO_ALARM_DESTINATIONS } from './monitoring/alarm-destinations.ts';
 import { Monitoring } from './monitoring/monitoring.ts';
+import { Watch } from './monitoring/watch.ts';
 import { STACK_OUTPUTS, type StageSettings } from './stages.ts';
 
 export interface PetStoreStackProps extends StackProps {
@@ -73,6 +74,13 @@ export class PetStoreStack extends Stack {
     this.executionLogGroup = api.executionLogGroup;
     const { usagePlan } = new KeyUsagePlan(this, 'KeyLimits', { settings, api: this.api, stage: this.apiStage });
 
+    // The stage by its name, not a reference to it: a reference would make the API alarms depend on
+    // the API deployment, which depends on the functions' live aliases, whose CodeDeploy groups
+    // watch those alarms: a cycle CloudFormation refuses (cfn-lint E3004). Same dimensions.
+    const apiStageByName = Stage.fromStageAttributes(this, 'ApiStageByName', {
+      stageName: settings.stage,
+      restApi: this.api,
+    }) as StageBase;
     // On-call's alarms, dashboard and saved queries (docs/runbook.md), deployed with the stage.
     const monitoring = new Monitoring(this, 'Monitoring', {
       stage: settings.stage,
@@ -80,13 +88,7 @@ export class PetStoreStack extends Stack {
       releaseAlarms: settings.releaseAlarms,
       alarmDestinations: alarmDestinations ?? NO_ALARM_DESTINATIONS,
       alarmDestinationRequired: settings.alarmDestinationRequired,
-      // The stage by its name, not a reference to it: a reference would make the API alarms depend on
-      // the API deployment, which depends on the functions' live aliases, whose CodeDeploy groups
-      // watch those alarms: a cycle CloudFormation refuses (cfn-lint E3004). Same dimensions.
-      apiStage: Stage.fromStageAttributes(this, 'ApiStageByName', {
-        stageName: settings.stage,
-        restApi: this.api,
-      }) as StageBase,
+      apiStage: apiStageByName,
       accessLogGroup: this.accessLogGroup,
       functions: this.functions,
       tables: this.tables,
@@ -98,6 +100,15 @@ export class PetStoreStack extends Stack {
     });
     this.releaseHooks = deployment.hooks;
     this.probeKey = deployment.probeKey;
+    // The smoke canary and the SLO burn-rate alerts (infra/monitoring/watch.ts). Not CodeDeploy's
+    // rollback alarms: they judge minutes to hours, longer than a deploy's canary window.
+    const watch = new Watch(this, 'Watch', {
+      settings,
+      baseUrl: api.baseUrl,
+      apiStage: apiStageByName,
+      alarmActions: monitoring.alarmActions,
+      dashboard: monitoring.dashboard,
+    });
 
     new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
       key: STACK_OUTPUTS.baseUrl,
@@ -118,6 +129,11 @@ export class PetStoreStack extends Stack {
       key: STACK_OUTPUTS.usagePlanId,
       description: 'The usage plan the key tool puts each API key in',
       value: usagePlan.usagePlanId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
+      key: STACK_OUTPUTS.canaryKeySecretArn,
+      description: "The secret that holds the smoke canary's read key (docs/deploying.md: the canary's key)",
+      value: watch.canary.keySecret.secretArn,
     });
     for (const [name, key] of Object.entries(TABLE_OUTPUTS) as [TableName, string][]) {
       new CfnOutput(this, key, { key, description: `Name of the ${name} table`, value: this.tables[name].tableName });

@@ -3,6 +3,7 @@
 // tool load this file too.
 import type { RateLimits } from '../shared/domain/api-keys.ts';
 import type { AlarmSettings, ReleaseAlarmSettings } from './monitoring/alarm-settings.ts';
+import type { CanarySettings, SloSettings } from './monitoring/watch-settings.ts';
 
 /** Every function's timeout: API Gateway's own limit is 29 s, so a slow function is ours to cut. */
 export const FUNCTION_TIMEOUT_SECONDS = 10;
@@ -27,6 +28,8 @@ export const STACK_OUTPUTS = {
   usagePlanId: 'UsagePlanId',
   /** The secret the release checks read the stage's probe key from (docs/deploying.md). */
   probeKeySecretArn: 'ProbeKeySecretArn',
+  /** The secret the smoke canary reads its key from: the key tool's read key goes there. */
+  canaryKeySecretArn: 'CanaryKeySecretArn',
 } as const;
 
 /** Retention periods (days) that CloudWatch Logs accepts. */
@@ -124,6 +127,10 @@ export interface StageSettings {
   readonly alarmDestinationRequired: boolean;
   /** Alarm thresholds and evaluation; every alarm treats missing data as OK. */
   readonly alarms: AlarmSettings;
+  /** The smoke canary: the read-only smoke checks from outside, on a schedule (infra/monitoring/canary.ts). */
+  readonly canary: CanarySettings;
+  /** Service level objectives and their burn-rate alerts (infra/monitoring/slo.ts, docs/runbook.md). */
+  readonly slo: SloSettings;
 }
 
 export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
@@ -181,6 +188,10 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
       dynamodbSystemErrors: 1,
       authorizerErrors: 1,
     },
+    // ── Watched from outside ── Every 5 minutes like production: staging breaks first.
+    canary: { everyMinutes: 5, failedRunsToAlarm: 2 },
+    // Looser than production: few requests, most of them cold starts (docs/performance.md).
+    slo: { availabilityPercent: 99, latencyPercent: 99, latencyBoundMs: 3000, minRequestsPerWindow: 10 },
   },
   production: {
     stage: 'production',
@@ -240,6 +251,14 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
       dynamodbSystemErrors: 1,
       authorizerErrors: 1,
     },
+    // ── Watched from outside ── Two failed runs in a row (10 minutes) alarm: one can be the network.
+    canary: { everyMinutes: 5, failedRunsToAlarm: 2 },
+    // 99.9 %: 43 minutes of full outage a month. Latency: 99 % within 1 s at API Gateway. A warm
+    // request spends milliseconds in its function (docs/capacity.md); a cold start, a few in ten
+    // thousand requests at steady traffic, adds a fraction of a second to the function and again
+    // to the authorizer (docs/performance.md): 1 s holds even for a request that meets both cold.
+    // The p99 alarm (ApiLatencyP99) stays the blunt instrument; this counts every slow request.
+    slo: { availabilityPercent: 99.9, latencyPercent: 99, latencyBoundMs: 1000, minRequestsPerWindow: 20 },
   },
 };
 

@@ -3,7 +3,7 @@
 // below. `npm run capacity` prints them for production at 10,000 requests per second;
 // `npm run capacity -- --rate 2500 --stage staging --keys 200` for another case.
 import { parseArgs } from 'node:util';
-import { type DeployedStage, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../infra/stages.ts';
+import { type DeployedStage, FUNCTION_TIMEOUT_SECONDS, type StageSettings, stageSettings } from '../infra/stages.ts';
 
 /** AWS list prices, us-east-1, USD (checked 2026; other regions cost up to ~30 % more). */
 export const PRICES = {
@@ -14,6 +14,12 @@ export const PRICES = {
   dynamodbWritePerMillion: 0.625, // on-demand write request units
   logsPerGb: 0.5, // CloudWatch Logs ingestion
   xrayPerMillionTraces: 5,
+  syntheticsPerRun: 0.0012, // a canary run, whatever its runtime
+  alarmPerMetric: 0.1, // a standard-resolution alarm, per metric it reads (a metric-math alarm: each metric)
+  compositeAlarm: 0.5,
+  secretPerMonth: 0.4,
+  secretsApiPer10k: 0.05,
+  lambdaX86PerGbSecond: 0.0000166667, // the canary's function: Synthetics picks x86_64
 } as const;
 
 /** Service quotas and hard limits the tables below are judged against (per account and region unless said). */
@@ -124,6 +130,31 @@ export const shardedPage = (shards: number, pageSize = 20) => ({
   readUnits: shards * readUnits(pageSize + 1),
 });
 
+/** A month, for the fixed monthly costs: 30 days. */
+const MINUTES_PER_MONTH = 30 * 24 * 60;
+/** A canary run of the read-only smoke checks: ~30 requests in a few seconds, on 1,000 MB (Synthetics' default). */
+const CANARY_RUN_SECONDS = 5;
+const CANARY_MEMORY_GB = 1000 / 1024;
+
+/**
+ * What watching one stage from outside costs a month, whatever its traffic: the smoke canary
+ * (runs, its function's time, its key's secret) and the alarms of infra/monitoring/canary.ts
+ * and slo.ts (each SLO alert: a long and a short window of two metrics each, and a composite).
+ */
+export const watchCostPerMonth = ({ canary }: Pick<StageSettings, 'canary'>) => {
+  const runs = MINUTES_PER_MONTH / canary.everyMinutes;
+  const sloAlerts = 2 * 2; // availability and latency, each a fast and a slow burn
+  const items = {
+    'canary runs': runs * PRICES.syntheticsPerRun,
+    "canary's function": runs * CANARY_RUN_SECONDS * CANARY_MEMORY_GB * PRICES.lambdaX86PerGbSecond,
+    "canary key's secret": PRICES.secretPerMonth + (runs / 10_000) * PRICES.secretsApiPer10k,
+    'canary alarm': PRICES.alarmPerMetric,
+    'SLO window alarms (2 per alert, 2 metrics each)': sloAlerts * 2 * 2 * PRICES.alarmPerMetric,
+    'SLO alerts (composite alarms)': sloAlerts * PRICES.compositeAlarm,
+  };
+  return { runs, items, total: Object.values(items).reduce((sum, usd) => sum + usd, 0) };
+};
+
 const format = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -174,4 +205,12 @@ if (import.meta.main) {
   console.log(
     `byStatus: ${format(creates)} creates/s in one status need ${shards} shards (≤ 70 % of 1,000 WCU each); a filtered page then costs ${page.queries} Queries and ${format(page.readUnits, 1)} RCU instead of 1 and ${format(shardedPage(1).readUnits, 1)}.`,
   );
+  const watch = watchCostPerMonth(settings);
+  console.log(
+    `\nWatching ${settings.stage} from outside, per month (${format(watch.runs)} canary runs, every ${settings.canary.everyMinutes} min):\n`,
+  );
+  console.log('| item | USD per month |');
+  console.log('|---|---|');
+  for (const [item, usd] of Object.entries(watch.items)) console.log(`| ${item} | ${format(usd, 2)} |`);
+  console.log(`| **total** | **${format(watch.total, 2)}** |`);
 }

@@ -44,6 +44,19 @@ const THRESHOLD_OF: Readonly<Record<AlarmKind, keyof AlarmSettings>> = {
   DynamoDBSystemErrors: 'dynamodbSystemErrors',
 };
 
+const RELEASE_KINDS = Object.keys(RELEASE_ALARM_KINDS);
+
+/**
+ * The stage-wide alarms of infra/monitoring/monitoring.ts: the smoke canary's and the SLOs' are
+ * test/cdk/watch.test.ts's, the release alarms test/cdk/release.test.ts's.
+ */
+const monitoringAlarms = (template: CfnTemplate) =>
+  resourcesOfType(template, 'AWS::CloudWatch::Alarm').filter(
+    ([id, r]) =>
+      !id.startsWith('Watch') &&
+      !RELEASE_KINDS.some((kind) => (r.Properties!.AlarmName as string).includes(`-${kind}-`)),
+  );
+
 const operations = routes.map((r) => r.operationId);
 const functionNames = [...operations, 'authorizer'] as const;
 
@@ -100,8 +113,6 @@ const metricsOf = (alarm: Resource): MetricStat[] => {
 
 const ref = (logicalId: string) => `\${${logicalId}}`;
 
-const RELEASE_KINDS = Object.keys(RELEASE_ALARM_KINDS);
-
 describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
   let template: CfnTemplate;
   let index: StackIndex;
@@ -112,11 +123,7 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
   });
   /** The stage's alarms; the release alarms, which watch a deploy's new version, are test/cdk/release.test.ts's. */
   const alarms = () =>
-    new Map(
-      resourcesOfType(template, 'AWS::CloudWatch::Alarm')
-        .filter(([, r]) => !RELEASE_KINDS.some((kind) => (r.Properties!.AlarmName as string).includes(`-${kind}-`)))
-        .map(([id, r]) => [r.Properties!.AlarmName as string, { id, r }]),
-    );
+    new Map(monitoringAlarms(template).map(([id, r]) => [r.Properties!.AlarmName as string, { id, r }]));
   const onlyTopic = () => {
     const topics = resourcesOfType(template, 'AWS::SNS::Topic');
     expect(topics).toHaveLength(1);
@@ -283,7 +290,7 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
     it('shows every alarm', () => {
       const status = body().widgets.find((w) => w.properties.title === 'alarms')!;
       expect(status.properties.alarms.sort()).toEqual(
-        resourcesOfType(template, 'AWS::CloudWatch::Alarm')
+        monitoringAlarms(template)
           .map(([id]) => `\${${id}.Arn}`)
           .sort(),
       );

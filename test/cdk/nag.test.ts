@@ -26,9 +26,13 @@ const REVIEWED_ACKNOWLEDGEMENTS = [
   'AwsSolutions-IAM5[Resource::*]',
   // CodeDeploy may invoke each pre-traffic hook and its versions (LambdaDeploymentGroup's grant).
   'AwsSolutions-IAM5[Resource::<pre-traffic hook>.Arn>:*]',
+  'AwsSolutions-IAM5[Resource::<WatchSmokeCanaryArtifacts2D65B007.Arn>/runs/*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/cwsyn-petstore-*]',
+  'AwsSolutions-S1',
   'AwsSolutions-SMG4',
   'Serverless-APIGWStructuredLogging',
   'Serverless-LambdaDLQ',
+  'Serverless-LambdaStarPermissions',
 ];
 
 /** A rule as reviewed: the hook function's logical id (which CDK hashes) read as what it is. */

@@ -1,20 +1,10 @@
 // docs/runbook.md answers every alarm: what it means, what to open first, how to
 // mitigate; and everything it names (saved queries, sections) exists.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALARM_KINDS, type AlarmKind } from '../../infra/monitoring/alarms.ts';
 import { savedQueries } from '../../infra/monitoring/queries.ts';
 import { RELEASE_ALARM_KINDS } from '../../infra/monitoring/release-alarms.ts';
-
-const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
-
-/** The text of a `###` section, up to the next heading. */
-const section = (title: string): string | undefined => {
-  const start = runbook.indexOf(`\n### ${title}\n`);
-  if (start < 0) return undefined;
-  const rest = runbook.slice(start + title.length + 6);
-  return rest.slice(0, rest.search(/\n##+ /) >>> 0);
-};
+import { runbook, section } from '../support/runbook.ts';
 
 const queryNames = savedQueries.map((query) => query.name);
 /** A saved query is named in bold code: **`errors`**. */

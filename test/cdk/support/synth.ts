@@ -20,6 +20,9 @@ export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as cons
 /** Production's alarm destination in the tests' synth: without one, production does not synthesize. */
 export const TEST_ALARM_DESTINATION = 'oncall@example.com';
 
+/** The GitHub repository PetStore-ci trusts in the tests. */
+export const TEST_REPOSITORY = 'acme/petstore';
+
 /** The logical ids of what the stack exposes, read from its public properties. */
 export interface StackIndex {
   tables: Record<string, string>;
@@ -53,7 +56,18 @@ export interface Synthesis {
   acknowledgements: Acknowledgement[];
 }
 
-const INPUTS = ['infra', 'functions', 'shared', 'test/cdk/support', 'cdk.json', 'package-lock.json', 'tsconfig.json'];
+// tools/smoke and the client's link parser: the smoke canary bundles them.
+const INPUTS = [
+  'infra',
+  'functions',
+  'shared',
+  'tools/smoke',
+  'client/index.ts',
+  'test/cdk/support',
+  'cdk.json',
+  'package-lock.json',
+  'tsconfig.json',
+];
 /** The local stage emulator: the CDK app never imports it. */
 const NOT_INPUTS = ['infra/local'];
 const CACHE_ROOT = join(REPOSITORY_ROOT, 'node_modules', '.cache', 'petstore-cdk');

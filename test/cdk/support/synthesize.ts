@@ -9,6 +9,7 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { createPetStoreApp } from '../../../infra/app.ts';
+import { GITHUB_REPOSITORY_CONTEXT } from '../../../infra/ci/github.ts';
 import { alarmDestinationsContextKey } from '../../../infra/monitoring/alarm-destinations.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
 import {
@@ -19,6 +20,7 @@ import {
   type Synthesis,
   TEST_ALARM_DESTINATION,
   TEST_ENV,
+  TEST_REPOSITORY,
 } from './synth.ts';
 
 const logicalId = (construct: IConstruct): string => {
@@ -97,6 +99,8 @@ export const synthesizeInto = (outdir: string): Synthesis => {
           [cxapi.FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false,
           // Production refuses to synthesize without someone who hears its alarms (alarm-topic.ts).
           [alarmDestinationsContextKey('production')]: TEST_ALARM_DESTINATION,
+          // A repository for PetStore-ci, whatever GITHUB_REPOSITORY the machine has (test/cdk/ci-stack.test.ts).
+          [GITHUB_REPOSITORY_CONTEXT]: TEST_REPOSITORY,
         },
         // CDK's own template check costs seconds: cfn-lint checks the CLI's templates in CI.
         builtinCloudFormationValidation: false,
