@@ -1,9 +1,13 @@
 // One process at a time owns a data directory: two LevelDB writers would corrupt it.
 // The owner writes a lock file naming itself and, when it is the server, the address
-// of its embedded DynamoDB, through which the key tool reaches the same data.
+// of its embedded DynamoDB, through which the key tool reaches the same data (with
+// the credential kept beside it: embedded-dynamodb.ts).
+//
+// The data is its user's alone (docs/api.md): the directory is 0700 and everything in
+// it 0600, what was there before included.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface LockInfo {
@@ -63,10 +67,29 @@ export interface DataDirLock {
   release(): void;
 }
 
+/** Takes away group's and others' bits from `path` and, for a directory, from everything in it. */
+const tighten = (path: string): void => {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) return; // its mode is not its own; what it points at is not ours to change
+  if (stat.mode & 0o077) chmodSync(path, stat.mode & 0o700);
+  if (stat.isDirectory()) for (const name of readdirSync(path)) tighten(join(path, name));
+};
+
+/**
+ * Makes `dir` its user's alone: what exists is tightened (data directories from before
+ * were 0755 with 0644 files), and this process's umask keeps what it creates from now on
+ * so, LevelDB's files included, which the store creates with the umask's mode.
+ */
+const keepPrivate = (dir: string): void => {
+  process.umask(0o077);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  tighten(dir);
+};
+
 /** Takes `dir` for this process, or throws DataDirInUseError naming its live owner. */
 export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirLock => {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  keepPrivate(dir);
   let info: LockInfo = { pid: process.pid, owner };
   for (let attempt = 0; ; attempt++) {
     try {

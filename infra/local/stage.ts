@@ -61,7 +61,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   await prepareRuntime(); // before the first SDK call (ensureTables)
   const lock = lockDataDir(options.dataDir, 'server');
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
-  lock.update({ dynamodbEndpoint: dynamodb.endpoint });
+  lock.update({ dynamodbEndpoint: dynamodb.address });
   await ensureTables(dynamodb.endpoint);
   const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
 
@@ -117,7 +117,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       return { dynamodbRequests: dynamodb.requests(), cpuMicros: user + system };
     },
   });
-  lock.update({ dynamodbEndpoint: dynamodb.endpoint, managementEndpoint: management.endpoint });
+  lock.update({ dynamodbEndpoint: dynamodb.address, managementEndpoint: management.endpoint });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
