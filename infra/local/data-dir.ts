@@ -65,6 +65,8 @@ export interface DataDirLock {
   dir: string;
   update(info: Partial<LockInfo>): void;
   release(): void;
+  /** For a start that failed: releases the directory and removes it if this lock created it. */
+  abandon(): void;
 }
 
 /** Takes away group's and others' bits from `path` and, for a directory, from everything in it. */
@@ -80,16 +82,17 @@ const tighten = (path: string): void => {
  * were 0755 with 0644 files), and this process's umask keeps what it creates from now on
  * so, LevelDB's files included, which the store creates with the umask's mode.
  */
-const keepPrivate = (dir: string): void => {
+const keepPrivate = (dir: string): string | undefined => {
   process.umask(0o077);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
   tighten(dir);
+  return created;
 };
 
 /** Takes `dir` for this process, or throws DataDirInUseError naming its live owner. */
 export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirLock => {
   const dir = resolve(dataDir);
-  keepPrivate(dir);
+  const created = keepPrivate(dir); // the first directory made, when `dir` or its parents were new
   let info: LockInfo = { pid: process.pid, owner };
   for (let attempt = 0; ; attempt++) {
     try {
@@ -102,14 +105,19 @@ export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirL
       rmSync(lockPath(dir), { force: true }); // left behind by a process that died
     }
   }
+  const release = () => {
+    if (readOwner(dir)?.pid === process.pid) rmSync(lockPath(dir), { force: true });
+  };
   return {
     dir,
     update(changes) {
       info = { ...info, ...changes };
       writeFileSync(lockPath(dir), JSON.stringify(info));
     },
-    release() {
-      if (readOwner(dir)?.pid === process.pid) rmSync(lockPath(dir), { force: true });
+    release,
+    abandon() {
+      release();
+      if (created) rmSync(created, { recursive: true, force: true });
     },
   };
 };

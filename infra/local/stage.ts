@@ -1,8 +1,8 @@
 // Stage `local`: the embedded DynamoDB, the functions loaded as Lambda would load
 // them, and the emulated API Gateway in front. `npm start` (server.ts) runs one;
 // benchmarks start one in-process.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { API_VERSION_PATH, AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 import type { KeyRecord } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
@@ -13,14 +13,14 @@ import type { KeyLimits } from '../stages.ts';
 import { createAuthorizerCache } from './authorizer-cache.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, LOCAL_FUNCTION_CONCURRENCY, LOCAL_PIPELINE_DEPTH } from './config.ts';
 import { oneRequestAtATimePerConnection } from './connections.ts';
-import { lockDataDir, persistentSecret } from './data-dir.ts';
+import { type DataDirLock, lockDataDir, persistentSecret } from './data-dir.ts';
 import { developmentKey } from './development-key.ts';
-import { ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
+import { type EmbeddedDynamoDB, ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
 import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
-import { startManagementEndpoint } from './management.ts';
+import { type ManagementEndpoint, startManagementEndpoint } from './management.ts';
 
 export const STAGE = 'local';
 
@@ -56,33 +56,19 @@ export interface LocalStage {
   close(): Promise<void>;
 }
 
-/** Throws DataDirInUseError when another process holds `dataDir`. One stage per process. */
-export const startLocalStage = async (options: LocalStageOptions): Promise<LocalStage> => {
-  await prepareRuntime(); // before the first SDK call (ensureTables)
-  const lock = lockDataDir(options.dataDir, 'server');
-  const dynamodb = await startEmbeddedDynamoDB(lock.dir);
-  lock.update({ dynamodbEndpoint: dynamodb.address });
-  await ensureTables(dynamodb.endpoint);
-  const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
+/** What the gateway side needs of the options (the dev server's generations take the same). */
+export type GatewaySettings = Pick<
+  LocalStageOptions,
+  'authorizerCacheTtlSeconds' | 'throttle' | 'functionConcurrency' | 'pipelineDepth' | 'keyLimits' | 'accessLog'
+>;
 
-  Object.assign(
-    process.env,
-    functionEnvironment({
-      dynamodbEndpoint: dynamodb.endpoint,
-      stage: STAGE,
-      logLevel: options.logLevel,
-      cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
-      dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
-    }),
-  );
-
-  const keys = createKeysRepository(createDocumentClient(), keysTable.name);
-  const { key, keyRecord } = options.apiKey
-    ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
-    : await developmentKey(lock.dir, keys);
-  // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
-  await keys.assignUsageKeys();
-
+/**
+ * The functions, loaded as Lambda loads them (from the process's environment:
+ * functionEnvironment), behind the emulated gateway, one request at a time per connection.
+ */
+export const createStageListener = async (
+  options: GatewaySettings,
+): Promise<{ listener: RequestListener; flushAuthorizerCache(): void }> => {
   const functionConcurrency = options.functionConcurrency ?? LOCAL_FUNCTION_CONCURRENCY;
   const functions = Object.fromEntries(
     await Promise.all(
@@ -102,50 +88,137 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     keyLimits: options.keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
   });
+  return {
+    listener: oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH),
+    flushAuthorizerCache: () => authorizerCache.flush(),
+  };
+};
+
+/** The HTTP server in front of `listener`, answering malformed requests and CONNECT as API Gateway does. */
+export const createStageServer = (listener: RequestListener): Server => {
   const server = createServer(
     // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
     // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
     { requireHostHeader: false },
-    oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH),
+    listener,
   );
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
-  const management = await startManagementEndpoint(lock.dir, {
-    flushAuthorizerCache: () => authorizerCache.flush(),
-    stats: () => {
-      const { user, system } = process.cpuUsage();
-      return { dynamodbRequests: dynamodb.requests(), cpuMicros: user + system };
-    },
-  });
-  lock.update({ dynamodbEndpoint: dynamodb.address, managementEndpoint: management.endpoint });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => resolve());
-    });
-  } catch (error) {
-    await management.close();
-    await dynamodb.close();
-    lock.release();
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return server;
+};
 
+export interface LocalData {
+  dynamodb: EmbeddedDynamoDB;
+  key: string;
+  keyRecord: KeyRecord;
+  repairedIndexEntries: number;
+  /** What the functions' environment needs beyond the options: the store's URL and the cursor secret. */
+  functionEnvironment: Record<string, string>;
+  /** Closes the store (flushing it) and marks the directory as cleanly stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * The data side of the stage, in the locked directory: the embedded DynamoDB with its tables,
+ * repaired after a crash, the functions' environment (set on this process too) and the key.
+ */
+export const openLocalData = async (
+  lock: DataDirLock,
+  options: Pick<LocalStageOptions, 'apiKey' | 'logLevel' | 'dynamodbRequestTimeoutMs'>,
+): Promise<LocalData> => {
+  const dynamodb = await startEmbeddedDynamoDB(lock.dir);
+  lock.update({ dynamodbEndpoint: dynamodb.address });
+  await ensureTables(dynamodb.endpoint);
+  const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
+  const environment = functionEnvironment({
+    dynamodbEndpoint: dynamodb.endpoint,
+    stage: STAGE,
+    logLevel: options.logLevel,
+    cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
+    dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
+  });
+  Object.assign(process.env, environment);
+
+  const keys = createKeysRepository(createDocumentClient(), keysTable.name);
+  const { key, keyRecord } = options.apiKey
+    ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
+    : await developmentKey(lock.dir, keys);
+  // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
+  await keys.assignUsageKeys();
   return {
-    baseUrl: `http://${host}:${port}${API_VERSION_PATH}`,
+    dynamodb,
     key,
     keyRecord,
-    dataDir: lock.dir,
-    dynamodbEndpoint: dynamodb.endpoint,
     repairedIndexEntries: repaired,
+    functionEnvironment: environment,
+    close: async () => {
+      await dynamodb.close(); // flushes and closes the store
+      markCleanShutdown(lock.dir);
+    },
+  };
+};
+
+/** Listens on `port` and `host`; rejects (EADDRINUSE…) when it cannot. */
+export const listen = (server: NetServer, port: number, host: string): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+export const baseUrlOf = (server: NetServer, host: string): string => {
+  const { port } = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_VERSION_PATH}`;
+};
+
+/** Throws DataDirInUseError when another process holds `dataDir`. One stage per process. */
+export const startLocalStage = async (options: LocalStageOptions): Promise<LocalStage> => {
+  await prepareRuntime(); // before the first SDK call (ensureTables)
+  const lock = lockDataDir(options.dataDir, 'server');
+  // The port first: a start that cannot listen makes nothing in the data directory (no
+  // development key in a new one). Requests that come before the functions are loaded wait.
+  const loaded = Promise.withResolvers<RequestListener>();
+  const server = createStageServer((req, res) => void loaded.promise.then((listener) => listener(req, res)));
+  let data: LocalData | undefined;
+  let management: ManagementEndpoint | undefined;
+  try {
+    await listen(server, options.port, options.host);
+    data = await openLocalData(lock, options);
+    const stage = await createStageListener(options);
+    management = await startManagementEndpoint(lock.dir, {
+      flushAuthorizerCache: stage.flushAuthorizerCache,
+      stats: () => {
+        const { user, system } = process.cpuUsage();
+        return { dynamodbRequests: data!.dynamodb.requests(), cpuMicros: user + system };
+      },
+    });
+    lock.update({ dynamodbEndpoint: data.dynamodb.address, managementEndpoint: management.endpoint });
+    server.removeAllListeners('request');
+    server.on('request', stage.listener);
+    loaded.resolve(stage.listener);
+  } catch (error) {
+    server.close();
+    await management?.close();
+    await data?.close();
+    lock.abandon();
+    throw error;
+  }
+
+  return {
+    baseUrl: baseUrlOf(server, options.host),
+    key: data.key,
+    keyRecord: data.keyRecord,
+    dataDir: lock.dir,
+    dynamodbEndpoint: data.dynamodb.endpoint,
+    repairedIndexEntries: data.repairedIndexEntries,
     close: async () => {
       const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearTimeout(force);
-      await management.close();
-      await dynamodb.close(); // flushes and closes the store
-      markCleanShutdown(lock.dir);
+      await management!.close();
+      await data!.close();
       lock.release();
     },
   };
