@@ -1,0 +1,196 @@
+// `npm run dev`: the local stage (as `npm start`) that serves a saved change to a function,
+// a shared module or the emulator within about a second, keeping the data, the key and
+// the embedded DynamoDB running. Node cannot unload a module, so the code runs in a
+// generation process (dev-generation.ts) replaced on each change, while this process
+// keeps what must not restart: the data directory and its lock, the embedded DynamoDB,
+// the management endpoint and the listening socket. It accepts every connection itself
+// and hands it to the generation that is ready, so a request sent during a reload waits
+// for the new code instead of failing. A warm spare generation is always waiting, so a
+// reload costs only the loading of the project's own modules.
+import { type ChildProcess, fork } from 'node:child_process';
+import { type FSWatcher, watch } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { lockDataDir } from './data-dir.ts';
+import type { FromGeneration, ToGeneration } from './dev-generation.ts';
+import { startManagementEndpoint } from './management.ts';
+import { failWith, printBanner, stageOptionsFromEnvironment } from './options.ts';
+import { baseUrlOf, listen, openLocalData } from './stage.ts';
+
+const COMMAND = 'npm run dev';
+/** What a change under these (relative to the working directory) reloads. */
+const WATCHED = ['functions', 'shared', 'infra'];
+const SOURCE = /\.(ts|js|mjs|json)$/;
+/** An editor's save is often several writes: one reload for them all. */
+const SETTLE_MS = 50;
+const GENERATION = new URL('./dev-generation.ts', import.meta.url);
+
+const fail = failWith(COMMAND);
+const options = stageOptionsFromEnvironment(COMMAND);
+let lock: ReturnType<typeof lockDataDir>;
+try {
+  lock = lockDataDir(options.dataDir, 'server');
+} catch (error) {
+  fail(`cannot start: ${(error as Error).message}`);
+}
+// Paused: a connection's bytes stay unread until the generation that answers it reads them.
+const api = createServer({ pauseOnConnect: true });
+try {
+  await listen(api, options.port, options.host); // before anything is made in the data directory
+} catch (error) {
+  lock!.abandon();
+  fail(`cannot start: ${(error as Error).message}`);
+}
+let data: Awaited<ReturnType<typeof openLocalData>>;
+try {
+  data = await openLocalData(lock!, options);
+} catch (error) {
+  api.close();
+  lock!.abandon();
+  fail(`cannot start: ${(error as Error).message}`);
+}
+
+interface Generation {
+  child: ChildProcess;
+  send(message: ToGeneration, socket?: Socket): void;
+}
+let serving: Generation | undefined;
+let loading: Generation | undefined;
+let spare: Generation | undefined;
+const draining = new Set<Generation>(); // answering what they had before a reload
+let changed: string | undefined; // a change seen while a generation was loading
+const waiting: Socket[] = []; // connections that came while no generation was ready
+let stopping = false;
+
+const handOver = (generation: Generation, socket: Socket) => generation.send({ type: 'connection' }, socket);
+
+const spawnGeneration = (): Generation => {
+  const child = fork(GENERATION, { env: { ...process.env, ...data!.functionEnvironment }, stdio: 'inherit' });
+  const generation: Generation = {
+    child,
+    send: (message, socket) => {
+      if (!child.connected) return void socket?.destroy();
+      child.send(message, socket, (error) => error && socket?.destroy());
+    },
+  };
+  child.on('message', (message: FromGeneration) => onMessage(generation, message));
+  child.on('exit', (code) => {
+    if (generation === serving) {
+      serving = undefined;
+      if (!stopping) console.error(`${COMMAND}: the functions' process exited (${code}); save a file to reload`);
+    }
+    if (generation === spare) spare = undefined;
+    if (generation === loading) onMessage(generation, { type: 'failed', message: `exited (${code})` });
+    draining.delete(generation);
+  });
+  return generation;
+};
+
+let reloadStarted = 0;
+const onMessage = (generation: Generation, message: FromGeneration) => {
+  if (message.type === 'ready') {
+    const previous = serving;
+    serving = generation;
+    loading = undefined;
+    for (const socket of waiting.splice(0)) handOver(generation, socket);
+    if (previous) {
+      draining.add(previous);
+      previous.send({ type: 'drain', stopping: false });
+    }
+    if (announce) {
+      announce();
+      announce = undefined;
+    } else console.log(`${COMMAND}: serving the code as saved (${Math.round(performance.now() - reloadStarted)} ms)`);
+    if (changed) reload(changed);
+  } else if (message.type === 'failed' && generation === loading) {
+    loading = undefined;
+    console.error(`${COMMAND}: the change did not load; still serving the code before it\n${message.message}`);
+    if (!serving) for (const socket of waiting.splice(0)) socket.destroy();
+    announce?.();
+    announce = undefined;
+    if (changed) reload(changed);
+  }
+};
+
+/** Loads the code as saved now in the spare generation, and warms the next spare. */
+const reload = (why: string) => {
+  if (stopping) return;
+  if (loading) {
+    changed = why; // reloaded again once this one is done: it may have read the files half-saved
+    return;
+  }
+  changed = undefined;
+  reloadStarted = performance.now();
+  if (why) console.log(`${COMMAND}: ${why} changed, reloading`);
+  loading = spare ?? spawnGeneration();
+  loading.send({ type: 'load' });
+  spare = spawnGeneration();
+};
+
+api.on('connection', (socket: Socket) => {
+  if (serving) handOver(serving, socket);
+  else if (loading) waiting.push(socket);
+  else socket.destroy(); // no code loads: nothing would answer it
+});
+
+const management = await startManagementEndpoint(lock!.dir, {
+  flushAuthorizerCache: () => {
+    for (const generation of [serving, loading]) generation?.send({ type: 'flush' });
+  },
+  stats: () => {
+    const { user, system } = process.cpuUsage();
+    return { dynamodbRequests: data!.dynamodb.requests(), cpuMicros: user + system };
+  },
+});
+lock!.update({ dynamodbEndpoint: data!.dynamodb.address, managementEndpoint: management.endpoint });
+
+/** Printed once, when the first generation serves (or could not load): the address then answers. */
+let announce: (() => void) | undefined = () =>
+  printBanner(
+    { ...data!, baseUrl: baseUrlOf(api, options.host), dataDir: lock!.dir },
+    `Reloads on every change under ${WATCHED.map((dir) => `${dir}/`).join(', ')}. Stop with Ctrl+C.`,
+  );
+
+reload('');
+let settle: NodeJS.Timeout | undefined;
+const watchers: FSWatcher[] = WATCHED.map((dir) =>
+  watch(dir, { recursive: true }, (_event, file) => {
+    if (!file || !SOURCE.test(file)) return;
+    clearTimeout(settle);
+    settle = setTimeout(() => reload(`${dir}/${file}`), SETTLE_MS);
+  }),
+);
+
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('stopping: finishing requests in flight');
+  for (const watcher of watchers) watcher.close();
+  api.close();
+  for (const socket of waiting.splice(0)) socket.destroy();
+  const children = [serving, loading, spare, ...draining].filter((g): g is Generation => g !== undefined);
+  await Promise.all(
+    children.map(
+      (generation) =>
+        new Promise<void>((resolve) => {
+          if (generation.child.exitCode !== null) return resolve();
+          generation.child.once('exit', () => resolve());
+          if (generation === serving || draining.has(generation)) generation.send({ type: 'drain', stopping: true });
+          else generation.child.kill('SIGKILL'); // it holds nothing, and ignores SIGTERM
+        }),
+    ),
+  );
+  await management.close();
+  await data!.close();
+  lock!.release();
+  console.log('stopped');
+  process.exit(0);
+};
+process.once('SIGINT', () => void stop());
+process.once('SIGTERM', () => void stop());
+// As for `npm start` (server.ts): a SIGTERM sent to npm reaches npm and its shell only.
+if (process.env.npm_lifecycle_event) {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop();
+  }, 250).unref();
+}
