@@ -14,7 +14,7 @@ export interface LockInfo {
   pid: number;
   owner: 'server' | 'key tool';
   /** Set by the server once its embedded DynamoDB listens. */
-  dynamodbEndpoint?: string;
+  dynamodbAddress?: string;
   /** Set by the server once its management endpoint listens (infra/local/management.ts). */
   managementEndpoint?: string;
 }

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import { FUNCTION_TIMEOUT_SECONDS } from '../stages.ts';
 import { prepareRuntime } from './lambda-runtime.ts';
 import { stageOptionsFromEnvironment } from './options.ts';
-import { createStageListener, createStageServer } from './stage.ts';
+import { createStageServer } from './stage.ts';
 
 /** What the supervisor tells a generation. */
 export type ToGeneration =
@@ -34,18 +34,17 @@ const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as { d
 for (const name of Object.keys(dependencies)) await import(name).catch(() => undefined); // some have no main entry
 
 const load = async () => {
-  const stage = await createStageListener(stageOptionsFromEnvironment('npm run dev'));
+  const { server, flushAuthorizerCache } = await createStageServer(stageOptionsFromEnvironment('npm run dev'));
   let draining = false;
   const answering = new Set<ServerResponse>();
   // While draining, each answer closes its connection (Connection: close), so that the
   // client's next request opens a connection the supervisor gives to the next generation.
   // Idle connections are not cut: a request the client sends on one at that moment would
   // be lost; they close at the keep-alive timeout, which clients know from Keep-Alive.
-  const server = createStageServer((req, res) => {
+  server.prependListener('request', (_req, res: ServerResponse) => {
     if (draining) res.shouldKeepAlive = false;
     answering.add(res);
     res.once('close', () => answering.delete(res));
-    stage.listener(req, res);
   });
   // It never listens (the supervisor does): 'listening' starts Node's bookkeeping of its
   // connections all the same, which closeIdleConnections and the request timeouts rely on.
@@ -57,7 +56,7 @@ const load = async () => {
       socket.once('close', () => sockets.delete(socket));
       server.emit('connection', socket);
       socket.resume(); // the supervisor accepted it paused: nothing read yet is lost
-    } else if (message.type === 'flush') stage.flushAuthorizerCache();
+    } else if (message.type === 'flush') flushAuthorizerCache();
     else if (message.type === 'drain') {
       draining = true;
       for (const res of answering) if (!res.headersSent) res.shouldKeepAlive = false;

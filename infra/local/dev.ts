@@ -14,7 +14,7 @@ import { lockDataDir } from './data-dir.ts';
 import type { FromGeneration, ToGeneration } from './dev-generation.ts';
 import { startManagementEndpoint } from './management.ts';
 import { failWith, printBanner, stageOptionsFromEnvironment } from './options.ts';
-import { baseUrlOf, listen, openLocalData } from './stage.ts';
+import { baseUrlOf, type LocalData, listen, openLocalData } from './stage.ts';
 
 const COMMAND = 'npm run dev';
 /** What a change under these (relative to the working directory) reloads. */
@@ -40,11 +40,14 @@ try {
   lock!.abandon();
   fail(`cannot start: ${(error as Error).message}`);
 }
-let data: Awaited<ReturnType<typeof openLocalData>>;
+let data: LocalData | undefined;
+let key: Awaited<ReturnType<LocalData['key']>>;
 try {
   data = await openLocalData(lock!, options);
+  key = await data.key();
 } catch (error) {
   api.close();
+  await data?.close();
   lock!.abandon();
   fail(`cannot start: ${(error as Error).message}`);
 }
@@ -141,12 +144,12 @@ const management = await startManagementEndpoint(lock!.dir, {
     return { dynamodbRequests: data!.dynamodb.requests(), cpuMicros: user + system };
   },
 });
-lock!.update({ dynamodbEndpoint: data!.dynamodb.address, managementEndpoint: management.endpoint });
+lock!.update({ dynamodbAddress: data!.dynamodb.address, managementEndpoint: management.endpoint });
 
 /** Printed once, when the first generation serves (or could not load): the address then answers. */
 let announce: (() => void) | undefined = () =>
   printBanner(
-    { ...data!, baseUrl: baseUrlOf(api, options.host), dataDir: lock!.dir },
+    { ...data!, ...key!, baseUrl: baseUrlOf(api, options.host), dataDir: lock!.dir },
     `Reloads on every change under ${WATCHED.map((dir) => `${dir}/`).join(', ')}. Stop with Ctrl+C.`,
   );
 

@@ -55,8 +55,8 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
 /** The running server's embedded DynamoDB (its URL with the credential), when a server holds `dataDir`. */
 export const runningDynamoDB = (dataDir: string): string | undefined => {
   const owner = readOwner(dataDir);
-  if (owner?.owner !== 'server' || !owner.dynamodbEndpoint) return undefined;
-  return withCredential(owner.dynamodbEndpoint, persistentSecret(dataDir, SECRET_FILE));
+  if (owner?.owner !== 'server' || !owner.dynamodbAddress) return undefined;
+  return withCredential(owner.dynamodbAddress, persistentSecret(dataDir, SECRET_FILE));
 };
 
 export const createTableInput = (table: TableDefinition, tableName = table.name) => {

@@ -1,7 +1,7 @@
 // Stage `local`: the embedded DynamoDB, the functions loaded as Lambda would load
 // them, and the emulated API Gateway in front. `npm start` (server.ts) runs one;
 // benchmarks start one in-process.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { API_VERSION_PATH, AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 import type { KeyRecord } from '../../shared/domain/stores.ts';
@@ -62,13 +62,19 @@ export type GatewaySettings = Pick<
   'authorizerCacheTtlSeconds' | 'throttle' | 'functionConcurrency' | 'pipelineDepth' | 'keyLimits' | 'accessLog'
 >;
 
+export interface StageServer {
+  /** Not listening yet. */
+  server: Server;
+  flushAuthorizerCache(): void;
+  /** Stops accepting and finishes the requests in flight. */
+  close(): Promise<void>;
+}
+
 /**
- * The functions, loaded as Lambda loads them (from the process's environment:
- * functionEnvironment), behind the emulated gateway, one request at a time per connection.
+ * The stage's HTTP side: the functions, loaded as Lambda loads them (from the process's
+ * environment: functionEnvironment), behind the emulated gateway.
  */
-export const createStageListener = async (
-  options: GatewaySettings,
-): Promise<{ listener: RequestListener; flushAuthorizerCache(): void }> => {
+export const createStageServer = async (options: GatewaySettings): Promise<StageServer> => {
   const functionConcurrency = options.functionConcurrency ?? LOCAL_FUNCTION_CONCURRENCY;
   const functions = Object.fromEntries(
     await Promise.all(
@@ -88,46 +94,46 @@ export const createStageListener = async (
     keyLimits: options.keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
   });
-  return {
-    listener: oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH),
-    flushAuthorizerCache: () => authorizerCache.flush(),
-  };
-};
-
-/** The HTTP server in front of `listener`, answering malformed requests and CONNECT as API Gateway does. */
-export const createStageServer = (listener: RequestListener): Server => {
   const server = createServer(
     // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
     // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
     { requireHostHeader: false },
-    listener,
+    oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH),
   );
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
-  return server;
+  return {
+    server,
+    flushAuthorizerCache: () => authorizerCache.flush(),
+    close: async () => {
+      const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(force);
+    },
+  };
 };
 
 export interface LocalData {
   dynamodb: EmbeddedDynamoDB;
-  key: string;
-  keyRecord: KeyRecord;
   repairedIndexEntries: number;
   /** What the functions' environment needs beyond the options: the store's URL and the cursor secret. */
   functionEnvironment: Record<string, string>;
+  /** The key to print: PETSTORE_API_KEY's, else the data directory's development key (minted once). */
+  key(): Promise<{ key: string; keyRecord: KeyRecord }>;
   /** Closes the store (flushing it) and marks the directory as cleanly stopped. */
   close(): Promise<void>;
 }
 
 /**
  * The data side of the stage, in the locked directory: the embedded DynamoDB with its tables,
- * repaired after a crash, the functions' environment (set on this process too) and the key.
+ * repaired after a crash, and the functions' environment (set on this process too).
  */
 export const openLocalData = async (
   lock: DataDirLock,
   options: Pick<LocalStageOptions, 'apiKey' | 'logLevel' | 'dynamodbRequestTimeoutMs'>,
 ): Promise<LocalData> => {
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
-  lock.update({ dynamodbEndpoint: dynamodb.address });
+  lock.update({ dynamodbAddress: dynamodb.address });
   await ensureTables(dynamodb.endpoint);
   const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
   const environment = functionEnvironment({
@@ -138,19 +144,19 @@ export const openLocalData = async (
     dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
   });
   Object.assign(process.env, environment);
-
-  const keys = createKeysRepository(createDocumentClient(), keysTable.name);
-  const { key, keyRecord } = options.apiKey
-    ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
-    : await developmentKey(lock.dir, keys);
-  // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
-  await keys.assignUsageKeys();
   return {
     dynamodb,
-    key,
-    keyRecord,
     repairedIndexEntries: repaired,
     functionEnvironment: environment,
+    key: async () => {
+      const keys = createKeysRepository(createDocumentClient(), keysTable.name);
+      const { key, keyRecord } = options.apiKey
+        ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
+        : await developmentKey(lock.dir, keys);
+      // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
+      await keys.assignUsageKeys();
+      return { key, keyRecord };
+    },
     close: async () => {
       await dynamodb.close(); // flushes and closes the store
       markCleanShutdown(lock.dir);
@@ -177,16 +183,16 @@ export const baseUrlOf = (server: NetServer, host: string): string => {
 export const startLocalStage = async (options: LocalStageOptions): Promise<LocalStage> => {
   await prepareRuntime(); // before the first SDK call (ensureTables)
   const lock = lockDataDir(options.dataDir, 'server');
-  // The port first: a start that cannot listen makes nothing in the data directory (no
-  // development key in a new one). Requests that come before the functions are loaded wait.
-  const loaded = Promise.withResolvers<RequestListener>();
-  const server = createStageServer((req, res) => void loaded.promise.then((listener) => listener(req, res)));
   let data: LocalData | undefined;
+  let stage: StageServer | undefined;
   let management: ManagementEndpoint | undefined;
   try {
-    await listen(server, options.port, options.host);
     data = await openLocalData(lock, options);
-    const stage = await createStageListener(options);
+    stage = await createStageServer(options);
+    // Before the key: a start that cannot listen mints no development key. If it fails, a
+    // directory this start created is removed, and one from before is left as it was.
+    await listen(stage.server, options.port, options.host);
+    const { key, keyRecord } = await data.key();
     management = await startManagementEndpoint(lock.dir, {
       flushAuthorizerCache: stage.flushAuthorizerCache,
       stats: () => {
@@ -194,32 +200,26 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
         return { dynamodbRequests: data!.dynamodb.requests(), cpuMicros: user + system };
       },
     });
-    lock.update({ dynamodbEndpoint: data.dynamodb.address, managementEndpoint: management.endpoint });
-    server.removeAllListeners('request');
-    server.on('request', stage.listener);
-    loaded.resolve(stage.listener);
+    lock.update({ dynamodbAddress: data.dynamodb.address, managementEndpoint: management.endpoint });
+    return {
+      baseUrl: baseUrlOf(stage.server, options.host),
+      key,
+      keyRecord,
+      dataDir: lock.dir,
+      dynamodbEndpoint: data.dynamodb.endpoint,
+      repairedIndexEntries: data.repairedIndexEntries,
+      close: async () => {
+        await stage!.close();
+        await management!.close();
+        await data!.close();
+        lock.release();
+      },
+    };
   } catch (error) {
-    server.close();
+    stage?.server.close();
     await management?.close();
     await data?.close();
     lock.abandon();
     throw error;
   }
-
-  return {
-    baseUrl: baseUrlOf(server, options.host),
-    key: data.key,
-    keyRecord: data.keyRecord,
-    dataDir: lock.dir,
-    dynamodbEndpoint: data.dynamodb.endpoint,
-    repairedIndexEntries: data.repairedIndexEntries,
-    close: async () => {
-      const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      clearTimeout(force);
-      await management!.close();
-      await data!.close();
-      lock.release();
-    },
-  };
 };

@@ -33,7 +33,7 @@ test('a saved change to a function is served within about a second; the data, th
   const animal = await createPet(server, { name: 'Rex', categoryId: 1 });
   expect(await missing()).toMatch(/^no animal has id/);
   const store = readOwner(server.dataDir);
-  expect(store?.dynamodbEndpoint).toBeDefined();
+  expect(store?.dynamodbAddress).toBeDefined();
 
   const source = readFileSync(getPet, 'utf8');
   expect(source).toContain('no animal has id');
