@@ -13,7 +13,7 @@ import { createServer, type Socket } from 'node:net';
 import { lockDataDir } from './data-dir.ts';
 import type { FromGeneration, ToGeneration } from './dev-generation.ts';
 import { startManagementEndpoint } from './management.ts';
-import { failWith, printBanner, stageOptionsFromEnvironment } from './options.ts';
+import { failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
 import { baseUrlOf, type LocalData, listen, openLocalData } from './stage.ts';
 
 const COMMAND = 'npm run dev';
@@ -163,10 +163,8 @@ const watchers: FSWatcher[] = WATCHED.map((dir) =>
   }),
 );
 
-const stop = async () => {
-  if (stopping) return;
+stopOnSignals(async () => {
   stopping = true;
-  console.log('stopping: finishing requests in flight');
   for (const watcher of watchers) watcher.close();
   api.close();
   for (const socket of waiting.splice(0)) socket.destroy();
@@ -185,15 +183,4 @@ const stop = async () => {
   await management.close();
   await data!.close();
   lock!.release();
-  console.log('stopped');
-  process.exit(0);
-};
-process.once('SIGINT', () => void stop());
-process.once('SIGTERM', () => void stop());
-// As for `npm start` (server.ts): a SIGTERM sent to npm reaches npm and its shell only.
-if (process.env.npm_lifecycle_event) {
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) void stop();
-  }, 250).unref();
-}
+});

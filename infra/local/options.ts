@@ -60,3 +60,28 @@ export const printBanner = (
     ].join('\n'),
   );
 };
+
+/** Runs `close` once on SIGINT or SIGTERM, then exits 0. */
+export const stopOnSignals = (close: () => Promise<void>): void => {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('stopping: finishing requests in flight');
+    await close();
+    console.log('stopped');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  // Under `npm start`, npm runs this process through a shell. A SIGTERM sent to npm (as
+  // process managers and `timeout` send it) ends npm and the shell but never reaches
+  // this process, which kept the port and the data directory. Its parent going away
+  // (this process is handed to another) is that SIGTERM: stop the same way.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) void stop();
+    }, 250).unref();
+  }
+};
