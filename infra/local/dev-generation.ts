@@ -1,26 +1,25 @@
 // One generation of `npm run dev` (dev.ts): the functions and the emulated gateway of the
 // code as it was saved, in a process of their own, since Node cannot unload a module.
-// It starts warm — its runtime prepared and the packages every generation shares
-// imported — and loads the project's own modules only when told to, so that a reload
-// costs only those. The supervisor, which holds the data and the listening socket,
+// It starts warm — the packages the previous generation imported from the project's
+// code, imported already — and imports the project's own modules only when told to load,
+// so that a reload costs only those, and none of them can be older than the change that
+// asked for it (so none is imported statically here). The supervisor, which holds the data and the listening socket,
 // hands it each connection; told to drain, it answers what it has and exits.
-import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { registerHooks } from 'node:module';
 import type { Socket } from 'node:net';
-import { FUNCTION_TIMEOUT_SECONDS } from '../stages.ts';
-import { prepareRuntime } from './lambda-runtime.ts';
-import { stageOptionsFromEnvironment } from './options.ts';
-import { createStageServer } from './stage.ts';
 
 /** What the supervisor tells a generation. */
 export type ToGeneration =
+  /** The packages to import ahead (URLs): what the last generation imported. */
+  | { type: 'warm'; packages: string[] }
   | { type: 'load' }
   | { type: 'connection' }
   | { type: 'flush' }
   /** Reload: answer what comes on the connections it has, closing each after its answer. Stop: close idle ones now. */
   | { type: 'drain'; stopping: boolean };
 /** What a generation tells the supervisor. */
-export type FromGeneration = { type: 'ready' } | { type: 'failed'; message: string };
+export type FromGeneration = { type: 'ready'; packages: string[] } | { type: 'failed'; message: string };
 
 const tell = (message: FromGeneration) => process.send!(message);
 // The supervisor gone (killed), nothing would reach this process any more.
@@ -29,11 +28,25 @@ process.on('disconnect', () => process.exit(0));
 process.on('SIGINT', () => undefined);
 process.on('SIGTERM', () => undefined);
 
-await prepareRuntime(); // before the first AWS SDK call, as for `npm start`
-const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
-for (const name of Object.keys(dependencies)) await import(name).catch(() => undefined); // some have no main entry
+// The packages the project's own modules import (a bare specifier from outside node_modules),
+// for the next generation to import ahead. Not every dependency: the Tracer, for one, is
+// deployed only, and importing it would slow every promise of this process.
+const packages = new Set<string>();
+registerHooks({
+  resolve: (specifier, context, nextResolve) => {
+    const resolved = nextResolve(specifier, context);
+    const fromProject = context.parentURL !== undefined && !context.parentURL.includes('/node_modules/');
+    if (fromProject && resolved.url.includes('/node_modules/')) packages.add(resolved.url);
+    return resolved;
+  },
+});
 
 const load = async () => {
+  const { prepareRuntime } = await import('./lambda-runtime.ts');
+  await prepareRuntime(); // before the first AWS SDK call, as for `npm start`
+  const { FUNCTION_TIMEOUT_SECONDS } = await import('../stages.ts');
+  const { stageOptionsFromEnvironment } = await import('./options.ts');
+  const { createStageServer } = await import('./stage.ts');
   const { server, flushAuthorizerCache } = await createStageServer(stageOptionsFromEnvironment('npm run dev'));
   let draining = false;
   const answering = new Set<ServerResponse>();
@@ -68,13 +81,21 @@ const load = async () => {
       setTimeout(() => process.exit(0), (FUNCTION_TIMEOUT_SECONDS + 1) * 1000).unref();
     }
   });
-  tell({ type: 'ready' });
+  tell({ type: 'ready', packages: [...packages] });
 };
 
-process.once('message', (message: ToGeneration) => {
-  if (message.type !== 'load') return;
-  load().catch((error: Error) => {
-    tell({ type: 'failed', message: error.stack ?? error.message });
-    process.exit(1);
-  });
-});
+let warmed = Promise.resolve();
+const onMessage = (message: ToGeneration) => {
+  if (message.type === 'warm') {
+    warmed = (async () => {
+      for (const url of message.packages) await import(url).catch(() => undefined); // it loads or fails at 'load'
+    })();
+  } else if (message.type === 'load') {
+    process.off('message', onMessage);
+    warmed.then(load).catch((error: Error) => {
+      tell({ type: 'failed', message: error.stack ?? error.message });
+      process.exit(1);
+    });
+  }
+};
+process.on('message', onMessage);

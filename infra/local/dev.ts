@@ -5,8 +5,8 @@
 // keeps what must not restart: the data directory and its lock, the embedded DynamoDB,
 // the management endpoint and the listening socket. It accepts every connection itself
 // and hands it to the generation that is ready, so a request sent during a reload waits
-// for the new code instead of failing. A warm spare generation is always waiting, so a
-// reload costs only the loading of the project's own modules.
+// for the new code instead of failing. A warm spare generation is always waiting (the
+// packages the code imports, imported), so a reload costs only the project's own modules.
 import { type ChildProcess, fork } from 'node:child_process';
 import { type FSWatcher, watch } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -61,6 +61,7 @@ let loading: Generation | undefined;
 let spare: Generation | undefined;
 const draining = new Set<Generation>(); // answering what they had before a reload
 let changed: string | undefined; // a change seen while a generation was loading
+let packages: string[] | undefined; // what the last generation imported: the next ones import it ahead
 const waiting: Socket[] = []; // connections that came while no generation was ready
 let stopping = false;
 
@@ -76,6 +77,7 @@ const spawnGeneration = (): Generation => {
     },
   };
   child.on('message', (message: FromGeneration) => onMessage(generation, message));
+  if (packages) generation.send({ type: 'warm', packages });
   child.on('exit', (code) => {
     if (generation === serving) {
       serving = undefined;
@@ -91,6 +93,8 @@ const spawnGeneration = (): Generation => {
 let reloadStarted = 0;
 const onMessage = (generation: Generation, message: FromGeneration) => {
   if (message.type === 'ready') {
+    if (!packages) spare?.send({ type: 'warm', packages: message.packages });
+    packages = message.packages;
     const previous = serving;
     serving = generation;
     loading = undefined;

@@ -28,6 +28,22 @@ afterAll(async () => {
 });
 
 const missing = async () => (await call<{ message: string }>(server, `/pets/${MAX_SAFE_ID}`)).body.message;
+const noSuchOperation = async () => (await call<{ message: string }>(server, '/no-such-operation')).body.message;
+
+/**
+ * Saves `file` of the copy with `from` replaced by `to`, then asks `read` until its answer
+ * shows `to`; resolves to the milliseconds that took. Every answer meanwhile comes (none fails).
+ */
+const saveAndWait = async (file: string, from: string, to: string, read: () => Promise<string>) => {
+  const source = readFileSync(file, 'utf8');
+  expect(source).toContain(from);
+  const saved = performance.now();
+  writeFileSync(file, source.replace(from, to));
+  let seen = await read();
+  while (!seen.includes(to) && performance.now() - saved < 10_000) seen = await read();
+  expect(seen).toContain(to);
+  return performance.now() - saved;
+};
 
 test('a saved change to a function is served within about a second; the data, the key and the store stay', async () => {
   const animal = await createPet(server, { name: 'Rex', categoryId: 1 });
@@ -35,21 +51,18 @@ test('a saved change to a function is served within about a second; the data, th
   const store = readOwner(server.dataDir);
   expect(store?.dynamodbAddress).toBeDefined();
 
-  const source = readFileSync(getPet, 'utf8');
-  expect(source).toContain('no animal has id');
-  const saved = performance.now();
-  writeFileSync(getPet, source.replace('no animal has id', 'nothing here with id'));
-  // Every answer during the reload is a 404 from the old code or the new: none fails.
-  let message = await missing();
-  while (!message.startsWith('nothing here') && performance.now() - saved < 10_000) message = await missing();
-  const reloadedMs = performance.now() - saved;
-  expect(message).toMatch(/^nothing here with id/);
-  expect(reloadedMs, `served after ${Math.round(reloadedMs)} ms`).toBeLessThan(2500);
+  const ms = await saveAndWait(getPet, 'no animal has id', 'nothing here with id', missing);
+  expect(ms, `served after ${Math.round(ms)} ms`).toBeLessThan(2500);
 
   // The animal, the key (the calls above use it) and the embedded DynamoDB are the same.
   expect((await call<Animal>(server, `/pets/${animal.id}`)).body).toEqual(animal);
   expect(readOwner(server.dataDir)).toEqual(store);
   expect(store?.pid).toBe(server.process.pid);
+});
+
+test('a saved change to a shared module the emulator imports is served too', async () => {
+  const before = await noSuchOperation();
+  await saveAndWait(join(tree, 'shared', 'api', 'gateway-responses.ts'), before, `${before} (edited)`, noSuchOperation);
 });
 
 test('a change that does not load leaves the previous code serving', async () => {
