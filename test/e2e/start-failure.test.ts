@@ -54,5 +54,5 @@ describe('a start on a port in use', () => {
       key: readFileSync(join(dataDir, 'development-key'), 'utf8'),
       keys: (await keyTool(dataDir, 'list')).stdout,
     }).toEqual(before);
-  });
+  }, 90_000); // two starts and two runs of the key tool
 });
