@@ -102,8 +102,8 @@ export interface StageSettings {
    * when the routes' functions (or any other function of the account) use up the account's
    * concurrency, keys can still be checked; and it caps the authorizer, so that a flood of
    * made-up keys (each one a cache miss) cannot take the routes' concurrency either. At the
-   * measured ~14 ms a check, 50 covers ~3,500 checks/s; with the 300 s cache, a check happens
-   * once per key per 5 minutes (docs/capacity.md). It is taken from the account's pool, which
+   * measured ~14 ms a check, 50 covers ~3,500 checks/s; with the authorizer cache, a check
+   * happens once per key per authorizerCacheTtlSeconds (docs/capacity.md). It is taken from the account's pool, which
    * must keep 100 unreserved: an account whose quota is still the new-account default (10)
    * cannot deploy it until the quota is raised (README: Deploying).
    */

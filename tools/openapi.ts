@@ -6,6 +6,7 @@ import { DEPLOYED_STAGES } from '../infra/stages.ts';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENCY_WINDOW_SECONDS,
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyKey,
 } from '../shared/api/idempotency.ts';
@@ -143,8 +144,9 @@ const operations: Record<OperationId, object> = {
   createPet: {
     description:
       'The service assigns the id. `status` defaults to `available`. With an `Idempotency-Key`, a retry is safe: ' +
-      'for 24 hours after a create succeeded, the same key with the same body (as parsed JSON) creates nothing and ' +
-      'gets the first 201 again, marked `Idempotent-Replayed: true`. Keys are per API key; only a 201 is remembered.',
+      `for ${IDEMPOTENCY_WINDOW_SECONDS / 3600} hours after a create succeeded, the same key with the same body ` +
+      '(as parsed JSON) creates nothing and gets the first 201 again, marked `Idempotent-Replayed: true`. ' +
+      'Keys are per API key; only a 201 is remembered.',
     parameters: [
       {
         name: IDEMPOTENCY_KEY_HEADER,

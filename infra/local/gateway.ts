@@ -128,7 +128,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     } catch (error) {
       // The function's queue is full: the local stage refuses as a throttle would, never with a 5xx.
       if (error instanceof ConcurrencyLimitExceeded) throw new GatewayError('THROTTLED', 'Too Many Requests');
-      // Deployed, a function that throws or runs past its 10 s timeout is a Lambda error: 502 → INTEGRATION_FAILURE.
+      // Deployed, a function that throws or runs past its timeout is a Lambda error: 502 → INTEGRATION_FAILURE.
       throw new GatewayError('INTEGRATION_FAILURE', 'Internal server error');
     } finally {
       log.integrationLatency = Date.now() - started;
