@@ -19,7 +19,10 @@ export type ToGeneration =
   /** Reload: answer what comes on the connections it has, closing each after its answer. Stop: close idle ones now. */
   | { type: 'drain'; stopping: boolean };
 /** What a generation tells the supervisor. */
-export type FromGeneration = { type: 'ready'; packages: string[] } | { type: 'failed'; message: string };
+export type FromGeneration =
+  | { type: 'warm' }
+  | { type: 'ready'; packages: string[] }
+  | { type: 'failed'; message: string };
 
 const tell = (message: FromGeneration) => process.send!(message);
 // The supervisor gone (killed), nothing would reach this process any more.
@@ -89,6 +92,7 @@ const onMessage = (message: ToGeneration) => {
   if (message.type === 'warm') {
     warmed = (async () => {
       for (const url of message.packages) await import(url).catch(() => undefined); // it loads or fails at 'load'
+      tell({ type: 'warm' });
     })();
   } else if (message.type === 'load') {
     process.off('message', onMessage);

@@ -83,7 +83,10 @@ const spawnGeneration = (): Generation => {
       serving = undefined;
       if (!stopping) console.error(`${COMMAND}: the functions' process exited (${code}); save a file to reload`);
     }
-    if (generation === spare) spare = undefined;
+    if (generation === spare) {
+      spare = undefined;
+      if (serving) announceOnce();
+    }
     if (generation === loading) onMessage(generation, { type: 'failed', message: `exited (${code})` });
     draining.delete(generation);
   });
@@ -93,8 +96,12 @@ const spawnGeneration = (): Generation => {
 let reloadStarted = 0;
 const onMessage = (generation: Generation, message: FromGeneration) => {
   if (message.type === 'ready') {
-    if (!packages) spare?.send({ type: 'warm', packages: message.packages });
+    const first = !packages;
     packages = message.packages;
+    // The first spare warms with what the first generation imported; the address is printed
+    // once it is warm, so that a change saved from then on reloads at full speed.
+    if (first && spare) spare.send({ type: 'warm', packages });
+    else if (first) announceOnce();
     const previous = serving;
     serving = generation;
     loading = undefined;
@@ -103,19 +110,16 @@ const onMessage = (generation: Generation, message: FromGeneration) => {
       draining.add(previous);
       previous.send({ type: 'drain', stopping: false });
     }
-    if (announce) {
-      announce();
-      announce = undefined;
-    } else console.log(`${COMMAND}: serving the code as saved (${Math.round(performance.now() - reloadStarted)} ms)`);
+    if (!first)
+      console.log(`${COMMAND}: serving the code as saved (${Math.round(performance.now() - reloadStarted)} ms)`);
     if (changed) reload(changed);
   } else if (message.type === 'failed' && generation === loading) {
     loading = undefined;
     console.error(`${COMMAND}: the change did not load; still serving the code before it\n${message.message}`);
     if (!serving) for (const socket of waiting.splice(0)) socket.destroy();
-    announce?.();
-    announce = undefined;
+    announceOnce();
     if (changed) reload(changed);
-  }
+  } else if (message.type === 'warm' && generation === spare && serving) announceOnce();
 };
 
 /** Loads the code as saved now in the spare generation, and warms the next spare. */
@@ -150,12 +154,16 @@ const management = await startManagementEndpoint(lock!.dir, {
 });
 lock!.update({ dynamodbAddress: data!.dynamodb.address, managementEndpoint: management.endpoint });
 
-/** Printed once, when the first generation serves (or could not load): the address then answers. */
-let announce: (() => void) | undefined = () =>
+let announced = false;
+/** Prints the address and the key once: when the first generation serves (or could not load). */
+const announceOnce = () => {
+  if (announced) return;
+  announced = true;
   printBanner(
     { ...data!, ...key!, baseUrl: baseUrlOf(api, options.host), dataDir: lock!.dir },
     `Reloads on every change under ${WATCHED.map((dir) => `${dir}/`).join(', ')}. Stop with Ctrl+C.`,
   );
+};
 
 reload('');
 let settle: NodeJS.Timeout | undefined;

@@ -52,7 +52,10 @@ test('a saved change to a function is served within about a second; the data, th
   expect(store?.dynamodbAddress).toBeDefined();
 
   const ms = await saveAndWait(getPet, 'no animal has id', 'nothing here with id', missing);
-  expect(ms, `served after ${Math.round(ms)} ms`).toBeLessThan(2500);
+  // About a second on an idle machine (the supervisor prints each reload's time); the bound
+  // leaves room for a runner busy with other test files.
+  const reloads = server.output().match(/.*(reloading|serving the code).*/g);
+  expect(ms, `served after ${Math.round(ms)} ms: ${reloads}`).toBeLessThan(3000);
 
   // The animal, the key (the calls above use it) and the embedded DynamoDB are the same.
   expect((await call<Animal>(server, `/pets/${animal.id}`)).body).toEqual(animal);
