@@ -2,6 +2,7 @@
 // refusing every request not signed with the data directory's own secret
 // (dynamodb-credential.ts).
 
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
@@ -56,7 +57,11 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
 export const runningDynamoDB = (dataDir: string): string | undefined => {
   const owner = readOwner(dataDir);
   if (owner?.owner !== 'server' || !owner.dynamodbAddress) return undefined;
-  return withCredential(owner.dynamodbAddress, persistentSecret(dataDir, SECRET_FILE));
+  try {
+    return withCredential(owner.dynamodbAddress, readFileSync(join(dataDir, SECRET_FILE), 'utf8').trim());
+  } catch {
+    return undefined; // the server has not written it yet
+  }
 };
 
 export const createTableInput = (table: TableDefinition, tableName = table.name) => {
