@@ -6,7 +6,7 @@
 // asked for it (so none is imported statically here). The supervisor, which holds the data and the listening socket,
 // hands it each connection; told to drain, it answers what it has and exits.
 import type { ServerResponse } from 'node:http';
-import { registerHooks } from 'node:module';
+import { flushCompileCache, registerHooks } from 'node:module';
 import type { Socket } from 'node:net';
 
 /** What the supervisor tells a generation. */
@@ -85,6 +85,7 @@ const load = async () => {
     }
   });
   tell({ type: 'ready', packages: [...packages] });
+  flushCompileCache(); // now, not at exit: the next generation loads the same modules
 };
 
 let warmed = Promise.resolve();
@@ -93,6 +94,7 @@ const onMessage = (message: ToGeneration) => {
     warmed = (async () => {
       for (const url of message.packages) await import(url).catch(() => undefined); // it loads or fails at 'load'
       tell({ type: 'warm' });
+      flushCompileCache();
     })();
   } else if (message.type === 'load') {
     process.off('message', onMessage);

@@ -108,10 +108,6 @@ const onMessage = (generation: Generation, message: FromGeneration) => {
   if (message.type === 'ready') {
     const first = !packages;
     packages = message.packages;
-    // The first spare warms with what the first generation imported; the address is printed
-    // once it is warm, so that a change saved from then on reloads at full speed.
-    if (first && spare) spare.send({ type: 'warm', packages });
-    else if (first) announceOnce();
     const previous = serving;
     serving = generation;
     loading = undefined;
@@ -122,17 +118,26 @@ const onMessage = (generation: Generation, message: FromGeneration) => {
     }
     if (!first)
       console.log(`${COMMAND}: serving the code as saved (${Math.round(performance.now() - reloadStarted)} ms)`);
+    // The first spare warms with what the first generation imported; the address is printed
+    // once it is warm, so that a change saved from then on reloads at full speed.
+    prepareSpare();
     if (changed) reload(changed);
   } else if (message.type === 'failed' && generation === loading) {
     loading = undefined;
     console.error(`${COMMAND}: the change did not load; still serving the code before it\n${message.message}`);
     if (!serving) for (const socket of waiting.splice(0)) socket.destroy();
     announceOnce();
+    prepareSpare();
     if (changed) reload(changed);
   } else if (message.type === 'warm' && generation === spare && serving) announceOnce();
 };
 
-/** Loads the code as saved now in the spare generation, and warms the next spare. */
+/** A spare for the next reload, once the loading one is done: it would slow that one down. */
+const prepareSpare = () => {
+  if (!spare && !stopping) spare = spawnGeneration();
+};
+
+/** Loads the code as saved now, in the spare generation when there is one. */
 const reload = (why: string) => {
   if (stopping) return;
   if (loading) {
@@ -143,8 +148,8 @@ const reload = (why: string) => {
   reloadStarted = performance.now();
   if (why) console.log(`${COMMAND}: ${why} changed, reloading`);
   loading = spare ?? spawnGeneration();
+  spare = undefined;
   loading.send({ type: 'load' });
-  spare = spawnGeneration();
 };
 
 api.on('connection', (socket: Socket) => {
