@@ -1,6 +1,7 @@
 // Settings shared by every stage, then each deployed stage's own: the one typed place
 // where staging and production differ. No CDK import here: the local server and the key
 // tool load this file too.
+import type { RateLimits } from '../shared/domain/api-keys.ts';
 import type { AlarmSettings } from './monitoring/alarm-settings.ts';
 
 /** Every function's timeout: API Gateway's own limit is 29 s, so a slow function is ours to cut. */
@@ -52,13 +53,7 @@ type LogRetentionDays =
   | 3653;
 
 /** What each API key may do on its own: its usage plan deployed, the local gateway's bucket locally. */
-export interface KeyLimits {
-  /** Steady requests per second, and the bucket that absorbs bursts. */
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-  /** Requests per UTC day; undefined: no quota. */
-  readonly quotaPerDay?: number | undefined;
-}
+export type KeyLimits = RateLimits;
 
 export interface StageSettings {
   readonly stage: DeployedStage;

@@ -16,7 +16,10 @@ const errorCodes: Record<ErrorCode, { when: string }> = {
     when: 'A query parameter, path parameter, cursor or body is malformed or out of range; `details` names each field.',
   },
   UNAUTHORIZED: {
-    when: 'The key is missing, malformed, unknown or revoked. Carries `WWW-Authenticate: Bearer`.',
+    when: 'The key is missing, malformed, unknown, revoked or expired. Carries `WWW-Authenticate: Bearer`.',
+  },
+  FORBIDDEN: {
+    when: 'A valid key whose scope does not allow the operation: a `read` key on `POST /pets`.',
   },
   NOT_FOUND: {
     when: 'No animal has that id; also any path or method that is not one of the operations (answered before the key is checked).',
@@ -52,7 +55,9 @@ export const guide = `A catalogue of animals: list them, add one, and fetch one 
 
 ## Authentication
 Every operation needs an API key from the key tool (\`pet_…\`), sent as \`Authorization: Bearer <key>\`.
-Without a valid one the answer is 401 \`UNAUTHORIZED\` with \`WWW-Authenticate: Bearer\`.
+Without a valid one the answer is 401 \`UNAUTHORIZED\` with \`WWW-Authenticate: Bearer\`. A key may expire
+(from then on it is a 401 too) and has a scope: \`write\` keys may call every operation, \`read\` keys the \`GET\`
+operations only (their \`POST /pets\` is 403 \`FORBIDDEN\`).
 
 ## Responses
 Bodies are JSON (\`Content-Type: application/json\`). Every response carries \`x-amzn-RequestId\`, the request's id.
@@ -75,6 +80,9 @@ ${errorTable}
 Each key has its own request rate and burst, and may have a daily quota; the stage has an overall throttle. Over a
 limit the answer is 429 \`TOO_MANY_REQUESTS\`, and 503 \`SERVICE_UNAVAILABLE\` when the database is briefly
 unavailable; both carry \`Retry-After\` (seconds, ${RETRY_AFTER_SECONDS} today): wait that long, then retry.
+Every answer of an operation carries \`RateLimit-Policy\` (draft-ietf-httpapi-ratelimit-headers), naming your key's
+limits as quota policies, \`q\` requests per \`w\` seconds: e.g. \`"burst";q=100;w=1, "steady";q=50;w=1,
+"daily";q=2000000;w=86400\`.
 
 ## Safe retries
 \`POST /pets\` takes an optional \`${IDEMPOTENCY_KEY_HEADER}\` header (1–255 visible ASCII characters; a new one for each

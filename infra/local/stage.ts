@@ -130,7 +130,7 @@ export interface LocalData {
  */
 export const openLocalData = async (
   lock: DataDirLock,
-  options: Pick<LocalStageOptions, 'apiKey' | 'logLevel' | 'dynamodbRequestTimeoutMs'>,
+  options: Pick<LocalStageOptions, 'apiKey' | 'logLevel' | 'dynamodbRequestTimeoutMs' | 'keyLimits'>,
 ): Promise<LocalData> => {
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
   lock.update({ dynamodbAddress: dynamodb.address });
@@ -142,6 +142,7 @@ export const openLocalData = async (
     logLevel: options.logLevel,
     cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
     dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
+    keyLimits: options.keyLimits,
   });
   Object.assign(process.env, environment);
   return {

@@ -15,6 +15,7 @@ export const FIXED_MESSAGES = {
   BAD_GATEWAY: 'The service failed before answering; quote the requestId when reporting it',
   GATEWAY_TIMEOUT: 'The service did not answer in time',
   UNAUTHORIZED: 'A valid API key is required: Authorization: Bearer <key>',
+  FORBIDDEN: "This key's scope does not allow this operation",
 } as const satisfies Partial<Record<ErrorCode, string>>;
 
 /** What an error code always means on the wire, whoever answers it. */
@@ -32,6 +33,7 @@ const retryAfter = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
 export const ERRORS = {
   BAD_REQUEST: { status: 400 },
   UNAUTHORIZED: { status: 401, message: FIXED_MESSAGES.UNAUTHORIZED, headers: { 'WWW-Authenticate': 'Bearer' } },
+  FORBIDDEN: { status: 403, message: FIXED_MESSAGES.FORBIDDEN },
   NOT_FOUND: { status: 404 },
   CONFLICT: { status: 409, headers: retryAfter },
   PAYLOAD_TOO_LARGE: { status: 413 },

@@ -33,18 +33,32 @@ export interface GatewayResponse {
   /** Fixed text; undefined means API Gateway's own `$context.error.messageString`. */
   readonly message?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Headers whose value the authorizer handed over in its context, by context key: filled
+   * when the authorizer has run for the request, absent when it has not.
+   */
+  readonly authorizerHeaders?: Readonly<Record<string, string>>;
 }
 
 /** The answer for `code` as ERRORS states it, with this response's own message or headers where it has them. */
-const respond = (code: ErrorCode, own: Pick<GatewayResponse, 'message' | 'headers'> = {}): GatewayResponse => ({
+const respond = (
+  code: ErrorCode,
+  own: Pick<GatewayResponse, 'message' | 'headers' | 'authorizerHeaders'> = {},
+): GatewayResponse => ({
   code,
   ...(ERRORS[code] satisfies ErrorShape),
   ...own,
 });
 
+/** The key's limits, as the functions' answers carry them (the authorizer's `rateLimitPolicy`). */
+const rateLimitPolicy = { 'RateLimit-Policy': 'rateLimitPolicy' };
+
 const unauthorized = respond('UNAUTHORIZED');
 const notFound = respond('NOT_FOUND', { message: 'No such operation' });
-const throttled = respond('TOO_MANY_REQUESTS', { message: 'Too many requests; retry later' });
+const throttled = respond('TOO_MANY_REQUESTS', {
+  message: 'Too many requests; retry later',
+  authorizerHeaders: rateLimitPolicy,
+});
 /**
  * A key's daily quota (its usage plan) is used up until 00:00 UTC. A gateway response
  * header is a fixed literal and cannot count down to midnight: long enough that a client
@@ -54,7 +68,10 @@ const QUOTA_RETRY_AFTER_SECONDS = 60 * 60;
 const quotaExceeded = respond('TOO_MANY_REQUESTS', {
   message: "This key's daily request quota is used up; it starts over at 00:00 UTC",
   headers: { 'Retry-After': String(QUOTA_RETRY_AFTER_SECONDS) },
+  authorizerHeaders: rateLimitPolicy,
 });
+/** A valid key whose scope does not allow the operation: the authorizer's policy denies it. */
+const forbidden = respond('FORBIDDEN', { authorizerHeaders: rateLimitPolicy });
 const unavailable = respond('SERVICE_UNAVAILABLE');
 const timeout = respond('GATEWAY_TIMEOUT');
 const badGateway = respond('BAD_GATEWAY');
@@ -62,9 +79,9 @@ const badRequest = respond('BAD_REQUEST');
 const internalError = respond('INTERNAL_ERROR');
 
 export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
-  // Every refusal of a key is a 401: no key ever gets a 403.
+  // Every refusal of a key is a 401, but a valid key's scope: 403.
   UNAUTHORIZED: unauthorized,
-  ACCESS_DENIED: unauthorized,
+  ACCESS_DENIED: forbidden,
   EXPIRED_TOKEN: unauthorized,
   INVALID_SIGNATURE: unauthorized,
   INVALID_API_KEY: unauthorized,

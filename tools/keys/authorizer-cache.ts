@@ -22,11 +22,7 @@ export const revokingFlushes = (
   stage: string,
   retry = `aws apigateway flush-stage-authorizers-cache --rest-api-id <RestApiId output> --stage-name ${stage}`,
 ): KeysRepository => ({
-  lookup: (key) => keys.lookup(key),
-  create: (label) => keys.create(label),
-  register: (key, label) => keys.register(key, label),
-  list: () => keys.list(),
-  assignUsageKeys: () => keys.assignUsageKeys(),
+  ...keys,
   async revoke(keyId) {
     if (!(await keys.revoke(keyId))) return false;
     try {
