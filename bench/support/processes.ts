@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readOwner } from '../../infra/local/data-dir.ts';
+import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { type ManagementStats, readStats } from '../../infra/local/management.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
@@ -75,8 +76,9 @@ export const startUserServer = async (): Promise<UserServer> => {
     return baseUrl && key ? { baseUrl, key } : undefined;
   });
   const owner = readOwner(dataDir);
-  if (!owner?.dynamodbEndpoint || !owner.managementEndpoint) throw new Error('the server did not record its endpoints');
-  const { dynamodbEndpoint, managementEndpoint } = owner;
+  const dynamodbEndpoint = runningDynamoDB(dataDir);
+  if (!dynamodbEndpoint || !owner?.managementEndpoint) throw new Error('the server did not record its endpoints');
+  const { managementEndpoint } = owner;
   const stats = (): Promise<ManagementStats> => readStats(dataDir, managementEndpoint);
   const keyStore = createKeysRepository(
     DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(dynamodbEndpoint))),

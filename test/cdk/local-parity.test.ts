@@ -5,7 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readOwner } from '../../infra/local/data-dir.ts';
+import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { BINARY_MEDIA_TYPES, isBinaryMediaType } from '../../shared/api/routes.ts';
@@ -222,8 +222,7 @@ describe('limits per key (the usage plan)', () => {
     for (const method of catchAllMethods(template)) expect(method.properties.ApiKeyRequired, method.path).toBeFalsy();
     // A key stored without a usage identifier, as keys were before usage plans.
     const key = generateKey();
-    const { dynamodbEndpoint } = readOwner(server.dataDir)!;
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(dynamodbEndpoint!)));
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(runningDynamoDB(server.dataDir)!)));
     await client.send(
       new PutCommand({
         TableName: keysTable.name,

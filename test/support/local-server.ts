@@ -18,9 +18,20 @@ export interface LocalServer {
 
 export const newDataDir = (): string => mkdtempSync(join(tmpdir(), 'petstore-test-'));
 
-export const startLocalServer = (env: Record<string, string> = {}): Promise<LocalServer> => {
+export interface StartOptions {
+  /** The command's entry point: `npm start`'s by default, `infra/local/dev.ts` for `npm run dev`. */
+  entry?: string;
+  /** The repository to run it in (a copy, for a test that edits the code). */
+  cwd?: string;
+}
+
+export const startLocalServer = (
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<LocalServer> => {
   const dataDir = env.PETSTORE_DATA_DIR ?? newDataDir();
-  const child = spawn(process.execPath, ['infra/local/server.ts'], {
+  const child = spawn(process.execPath, [options.entry ?? 'infra/local/server.ts'], {
+    cwd: options.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'WARN', ...env, PETSTORE_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
