@@ -25,8 +25,9 @@ interface Connection {
 }
 
 /**
- * How long an idle connection is still read once closing began: a request the client had
- * sent before then is in the socket's buffer, and is read (and answered) within this.
+ * How long, once closing began, the server still accepts connections and reads idle ones: a
+ * connection or request the client had sent before then is in the kernel's queues, and is
+ * read (and answered, with `Connection: close`) within this.
  */
 const IDLE_GRACE_MS = 200;
 /** Past this, connections that still hold requests are closed anyway (a function's timeout is 10 s). */
@@ -136,13 +137,17 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
       new Promise<void>((resolve) => {
         closing = true;
         const force = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_MS).unref();
-        // net.Server's close, not http.Server's: that one also drops every connection between
-        // two requests at once, and with it a request the client had sent but Node had not read.
-        NetServer.prototype.close.call(server, () => {
-          clearTimeout(force);
-          resolve();
-        });
-        for (const [socket, connection] of connections) closeWhenIdle(socket, connection);
+        // Connections the kernel accepted are in the listen backlog until Node takes them:
+        // stopping to listen at once would reset them with the requests they carry.
+        setTimeout(() => {
+          // net.Server's close, not http.Server's: that one also drops every connection between
+          // two requests at once, and with it a request the client had sent but Node had not read.
+          NetServer.prototype.close.call(server, () => {
+            clearTimeout(force);
+            resolve();
+          });
+          for (const [socket, connection] of connections) closeWhenIdle(socket, connection);
+        }, IDLE_GRACE_MS).unref();
       }),
   };
 };
