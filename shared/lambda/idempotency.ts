@@ -49,7 +49,7 @@ export interface IdempotentCreate {
   find(id: number): Promise<Result | undefined>;
 }
 
-/** Thrown past the middleware so that it deletes the record: only a 201 is remembered. */
+/** Thrown past the middleware so that it releases the record: only a 201 is remembered. */
 class NotRemembered extends Error {
   readonly result: Result;
   constructor(result: Result) {
@@ -80,8 +80,9 @@ const OWNS_RECORD = 'petstore.ownsIdempotencyRecord';
  * Powertools 2.35's middleware deletes the record in onError even when its own `before`
  * refused the request: a 409 removed the lock of the request still running, a 422 the
  * stored 201 (powertools-lambda-typescript#5675, fixed after 2.35, the newest release).
- * As the fix does: only the request that took the record deletes it, and only while its
- * handler has not answered.
+ * As the fix does: only the request that took the record deletes it (here: releases it, which
+ * would as well let a retry in beside the request still running), and only while its handler
+ * has not answered.
  */
 const ownRecordOnly = (inner: ReturnType<typeof makeHandlerIdempotent>): AttemptMiddleware => ({
   before: async (request) => {
@@ -134,7 +135,7 @@ export const contractError = (error: unknown): unknown => {
   if (!(error instanceof Error)) return error;
   switch (error.name) {
     case 'IdempotencyAlreadyInProgressError':
-    // The first request failed and let go of the record between our put and our read.
+    // The record went away between our write and our read (a 24-hour expiry, deleted).
     case 'IdempotencyItemNotFoundError':
       return new ConflictError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry later`);
     case 'IdempotencyValidationError':
