@@ -30,6 +30,8 @@ interface Connection {
  * read (and answered, with `Connection: close`) within this.
  */
 const IDLE_GRACE_MS = 200;
+/** How long at most the server still accepts connections once closing began. */
+const MAX_LISTEN_AFTER_CLOSE_MS = 5_000;
 /** Past this, connections that still hold requests are closed anyway (a function's timeout is 10 s). */
 const FORCE_CLOSE_MS = 30_000;
 
@@ -52,17 +54,26 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
     }
     return connection;
   };
+  let lastAcceptedAt = 0;
   server.on('connection', (socket: Socket) => {
-    connectionOf(socket);
+    lastAcceptedAt = Date.now();
+    const connection = connectionOf(socket);
     socket.once('close', () => connections.delete(socket));
+    if (closing) closeWhenIdle(socket, connection);
   });
 
+  /**
+   * Runs `then` after the grace, and after the poll phase that follows it (setImmediate): a
+   * timer fires before the loop's I/O, so under load the connections and requests that came
+   * meanwhile would not have been taken yet.
+   */
+  const afterGrace = (then: () => void) => setTimeout(() => setImmediate(then).unref(), IDLE_GRACE_MS).unref();
+
   /** Once closing: a connection with nothing to answer is closed after a last look for requests. */
-  const closeWhenIdle = (socket: Duplex, connection: Connection) => {
-    setTimeout(() => {
+  const closeWhenIdle = (socket: Duplex, connection: Connection) =>
+    afterGrace(() => {
       if (!connection.busy && !socket.destroyed) (socket as Socket).destroySoon();
-    }, IDLE_GRACE_MS).unref();
-  };
+    });
 
   const startNext = (socket: Duplex, connection: Connection) => {
     // The client left: nobody would get the answers of the requests still waiting.
@@ -137,9 +148,13 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
       new Promise<void>((resolve) => {
         closing = true;
         const force = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_MS).unref();
-        // Connections the kernel accepted are in the listen backlog until Node takes them:
-        // stopping to listen at once would reset them with the requests they carry.
-        setTimeout(() => {
+        // Connections the kernel accepted wait in the listen backlog until Node takes them, one
+        // or a few per turn of a busy event loop: stopping to listen would reset them with the
+        // requests they carry. So the server listens on until no connection came for a grace
+        // (at most MAX_LISTEN_AFTER_CLOSE_MS, against a client that never stops connecting).
+        const until = Date.now() + MAX_LISTEN_AFTER_CLOSE_MS;
+        const stopListening = () => {
+          if (Date.now() - lastAcceptedAt < IDLE_GRACE_MS && Date.now() < until) return afterGrace(stopListening);
           // net.Server's close, not http.Server's: that one also drops every connection between
           // two requests at once, and with it a request the client had sent but Node had not read.
           NetServer.prototype.close.call(server, () => {
@@ -147,7 +162,8 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
             resolve();
           });
           for (const [socket, connection] of connections) closeWhenIdle(socket, connection);
-        }, IDLE_GRACE_MS).unref();
+        };
+        afterGrace(stopListening);
       }),
   };
 };

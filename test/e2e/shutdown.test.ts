@@ -15,7 +15,9 @@ const open = (url: URL): Promise<{ socket: Socket; closed: Promise<string> }> =>
     let received = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk) => (received += chunk));
-    const closed = new Promise<string>((done) => socket.on('close', () => done(received)));
+    let failure = '';
+    socket.on('error', (e) => (failure = ` [${(e as NodeJS.ErrnoException).code}]`));
+    const closed = new Promise<string>((done) => socket.on('close', () => done(received + failure)));
     socket.once('connect', () => resolve({ socket, closed }));
     socket.once('error', reject);
   });
@@ -49,7 +51,8 @@ test('SIGTERM under load: every request received is answered, the last with Conn
   for (const [i, text] of answers.entries()) {
     const got = responses(text);
     const expected = i < pipelined.length ? 10 : 1;
-    if (got.length !== expected) problems.push(`connection ${i}: ${got.length} of ${expected} answers`);
+    if (got.length !== expected)
+      problems.push(`connection ${i}: ${got.length} of ${expected} answers${text.slice(-14)}`);
     if (got.some((r) => r.status >= 500)) problems.push(`connection ${i}: ${got.map((r) => r.status)}`);
     if (got.length && !got.at(-1)!.close) problems.push(`connection ${i}: the last answer keeps the connection open`);
     if (got.slice(0, -1).some((r) => r.close)) problems.push(`connection ${i}: closed before its last answer`);
