@@ -1,6 +1,7 @@
 // Settings shared by every stage, then each deployed stage's own: the one typed place
 // where staging and production differ. No CDK import here: the local server and the key
 // tool load this file too.
+import type { RateLimits } from '../shared/domain/api-keys.ts';
 import type { AlarmSettings } from './monitoring/alarm-settings.ts';
 
 /** Every function's timeout: API Gateway's own limit is 29 s, so a slow function is ours to cut. */
@@ -52,13 +53,7 @@ type LogRetentionDays =
   | 3653;
 
 /** What each API key may do on its own: its usage plan deployed, the local gateway's bucket locally. */
-export interface KeyLimits {
-  /** Steady requests per second, and the bucket that absorbs bursts. */
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-  /** Requests per UTC day; undefined: no quota. */
-  readonly quotaPerDay?: number | undefined;
-}
+export type KeyLimits = RateLimits;
 
 export interface StageSettings {
   readonly stage: DeployedStage;
@@ -102,8 +97,8 @@ export interface StageSettings {
    * when the routes' functions (or any other function of the account) use up the account's
    * concurrency, keys can still be checked; and it caps the authorizer, so that a flood of
    * made-up keys (each one a cache miss) cannot take the routes' concurrency either. At the
-   * measured ~14 ms a check, 50 covers ~3,500 checks/s; with the 300 s cache, a check happens
-   * once per key per 5 minutes (docs/capacity.md). It is taken from the account's pool, which
+   * measured ~14 ms a check, 50 covers ~3,500 checks/s; with the authorizer cache, a check
+   * happens once per key per authorizerCacheTtlSeconds (docs/capacity.md). It is taken from the account's pool, which
    * must keep 100 unreserved: an account whose quota is still the new-account default (10)
    * cannot deploy it until the quota is raised (README: Deploying).
    */

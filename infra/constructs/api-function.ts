@@ -143,7 +143,13 @@ export class ApiFunction extends Construct {
   }
 
   /** Allows exactly `actions` on exactly `resources`: never a wildcard action. */
-  allow(actions: readonly string[], resources: readonly string[]): void {
-    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources: [...resources] }));
+  allow(
+    actions: readonly string[],
+    resources: readonly string[],
+    conditions?: Readonly<Record<string, Record<string, unknown>>>,
+  ): void {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...actions], resources: [...resources], ...(conditions && { conditions }) }),
+    );
   }
 }

@@ -5,6 +5,7 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
+import { rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { STATUS_INDEX, tables } from '../../shared/dynamodb/tables.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import type { StageSettings } from '../stages.ts';
@@ -18,6 +19,8 @@ interface TableAccess {
   /** An index of the table instead of the table itself. */
   readonly index?: string;
   readonly actions: readonly string[];
+  /** IAM conditions narrowing the grant further. */
+  readonly conditions?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 /** Least privilege: the calls each function makes, on the table or index it makes them on. */
@@ -36,7 +39,19 @@ const ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>> = {
     },
   ],
   getPet: [{ table: 'pets', actions: ['dynamodb:GetItem'] }],
-  authorizer: [{ table: 'keys', actions: ['dynamodb:GetItem'] }],
+  authorizer: [
+    { table: 'keys', actions: ['dynamodb:GetItem'] },
+    // The last-use record (keys-repository.ts, recordUse): that one attribute of an item,
+    // named by its key, and nothing read back. No other attribute of a key can be changed.
+    {
+      table: 'keys',
+      actions: ['dynamodb:UpdateItem'],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+      },
+    },
+  ],
 };
 
 export interface FunctionsProps {
@@ -99,15 +114,16 @@ export class Functions extends Construct {
       entry: AUTHORIZER_ENTRY,
       description: 'Pet Store authorizer: Bearer key to key id',
       settings,
-      environment,
+      // The usage plan's limits (usage-plan.ts reads the same settings), which every answer names in RateLimit-Policy.
+      environment: { ...environment, ...rateLimitsEnv(settings.keyLimits) },
       // Checks keys even when the account's concurrency runs out (infra/stages.ts).
       reservedConcurrency: settings.authorizerReservedConcurrency,
     });
 
     for (const [name, accesses] of Object.entries(ACCESS) as [FunctionName, readonly TableAccess[]][]) {
-      for (const { table, index, actions } of accesses) {
+      for (const { table, index, actions, conditions } of accesses) {
         const { tableArn } = deployedTables[table];
-        built[name].allow(actions, [index === undefined ? tableArn : `${tableArn}/index/${index}`]);
+        built[name].allow(actions, [index === undefined ? tableArn : `${tableArn}/index/${index}`], conditions);
       }
     }
     this.functions = built;

@@ -1,5 +1,5 @@
 // Every path and method that is not one of the route table's answers 404 NOT_FOUND, whatever
-// Authorization header it carries (api-contract.md). Why routes and not a gateway response:
+// Authorization header it carries (docs/api.md, "Authentication"). Why routes and not a gateway response:
 // for a path the API lacks, API Gateway answers MISSING_AUTHENTICATION_TOKEN, but only when
 // the request has no Authorization header; with one (as every client of this API sends), it
 // reads the header as an AWS signature and answers 403 "… not a valid key=value pair (missing

@@ -32,7 +32,7 @@ interface Connection {
 const IDLE_GRACE_MS = 200;
 /** How long at most the server still accepts connections once closing began. */
 const MAX_LISTEN_AFTER_CLOSE_MS = 5_000;
-/** Past this, connections that still hold requests are closed anyway (a function's timeout is 10 s). */
+/** Past this, connections that still hold requests are closed anyway (well past a function's timeout). */
 const FORCE_CLOSE_MS = 30_000;
 
 export interface Pipelines {

@@ -1,6 +1,7 @@
 // The environment the local stage gives its functions, as the stack gives it to them
 // deployed: table names, Powertools settings, the cursor secret, and the embedded
 // DynamoDB's address and stand-in credentials. The in-process test harness uses it too.
+import { type RateLimits, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
@@ -26,6 +27,8 @@ export interface FunctionEnvironmentOptions {
   readonly cursorSecret: string;
   /** The functions' DynamoDB request timeout; unset, the deployed budget holds. */
   readonly dynamodbRequestTimeoutMs?: number | undefined;
+  /** Each key's limits, which the authorizer names in RateLimit-Policy; none: no header. */
+  readonly keyLimits?: RateLimits | undefined;
   /** Physical table names by definition name; by default the definition's name (what ensureTables creates). */
   readonly tableNames?: Readonly<Partial<Record<string, string>>>;
 }
@@ -37,6 +40,7 @@ export const functionEnvironment = (options: FunctionEnvironmentOptions): Record
     [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs),
   }),
   CURSOR_SECRET: options.cursorSecret,
+  ...(options.keyLimits && rateLimitsEnv(options.keyLimits)),
   ...powertoolsEnvironment(options.stage, options.logLevel),
   // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',

@@ -11,7 +11,7 @@
 // instead of deleting it, so that its id outlives it: the failure may have been a lost answer
 // from a put that landed.
 //
-// What Powertools still does: the key and payload hashes (sorted JSON, SHA-256), the 24-hour
+// What Powertools still does: the key and payload hashes (sorted JSON, SHA-256), the record's
 // expiry, the in-progress expiry from the invocation's remaining time, reading a record and
 // deciding replay (201), 409 or 422 from it, completing it with the response, and the middy
 // middleware that runs all of it around the create.
@@ -71,7 +71,7 @@ export class ReservingPersistenceLayer extends DynamoDBPersistenceLayer {
   /**
    * Takes the record when it is new, or in progress past its expiry with the same body (the
    * first attempt is over, whatever became of it); the latter keeps its animal id. A record
-   * past its 24 hours is removed first: the key starts afresh. Anything else is the existing
+   * past its window is removed first: the key starts afresh. Anything else is the existing
    * record, for Powertools to replay, refuse with 409, or refuse with 422.
    */
   protected override async _putRecord(record: IdempotencyRecord): Promise<void> {

@@ -2,7 +2,7 @@
 // utility and a persistence layer that reserves the animal's id in the record
 // (shared/dynamodb/idempotency-records.ts says why Powertools alone is not enough): the first
 // request with a key takes a record naming an id, creates the animal under it, and stores its
-// 201; a repeat with the same body, within 24 hours, gets that 201 again. However the first
+// 201; a repeat with the same body, within IDEMPOTENCY_WINDOW_SECONDS, gets that 201 again. However the first
 // attempt ended (failed, timed out, crashed), a retry finds the animal it made under that id,
 // or makes it then: one animal per key, whatever fails. No header, no record.
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
@@ -135,7 +135,7 @@ export const contractError = (error: unknown): unknown => {
   if (!(error instanceof Error)) return error;
   switch (error.name) {
     case 'IdempotencyAlreadyInProgressError':
-    // The record went away between our write and our read (a 24-hour expiry, deleted).
+    // The record went away between our write and our read (its window over, deleted).
     case 'IdempotencyItemNotFoundError':
       return new ConflictError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry later`);
     case 'IdempotencyValidationError':

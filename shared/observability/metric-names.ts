@@ -61,7 +61,7 @@ export const STATUS_CLASSES = ['2xx', '4xx', '5xx'] as const;
 export const statusClassOf = (status: number): string => `${Math.floor(status / 100)}xx`;
 
 /** Why the authorizer refused a key (the `reason` dimension and log field). */
-export const AUTH_FAILURE_REASONS = ['malformed', 'unknown', 'revoked'] as const;
+export const AUTH_FAILURE_REASONS = ['malformed', 'unknown', 'revoked', 'expired'] as const;
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 
 /**

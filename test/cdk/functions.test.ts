@@ -61,6 +61,12 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         POWERTOOLS_TRACE_ENABLED: String(settings.powertoolsTracer),
         ...Object.fromEntries(tables.map((t) => [t.envVar, `\${${ids().tables[t.name]}}`])),
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
+        // The usage plan's limits, which the authorizer names in every answer's RateLimit-Policy.
+        ...(name === 'authorizer' && {
+          KEY_RATE_LIMIT: String(settings.keyLimits.rateLimit),
+          KEY_BURST_LIMIT: String(settings.keyLimits.burstLimit),
+          KEY_QUOTA_PER_DAY: String(settings.keyLimits.quotaPerDay),
+        }),
       };
       const rendered = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, render(v)]));
       const { CURSOR_SECRET: cursorSecret, ...rest } = rendered;
@@ -108,7 +114,14 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         ),
       ],
       getPet: [`Allow dynamodb:GetItem ${arn(pets)}`],
-      authorizer: [`Allow dynamodb:GetItem ${arn(keys)}`],
+      authorizer: [
+        `Allow dynamodb:GetItem ${arn(keys)}`,
+        // The last-use record: that one attribute, by the item's key, nothing read back.
+        `Allow dynamodb:UpdateItem ${arn(keys)} if ${JSON.stringify({
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        })}`,
+      ],
     };
     for (const name of FUNCTION_NAMES) {
       const logGroup = arn(ids().functions[name].logGroup);

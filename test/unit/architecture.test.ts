@@ -1,4 +1,4 @@
-// The import rules of the house (README, Layout), checked on the source and on what is
+// The import rules of the house (docs/architecture.md), checked on the source and on what is
 // deployed: functions/ reach only shared/; each room of shared/ reaches only the rooms
 // below it; the CDK app never loads the local emulator or the commands; and a Lambda
 // bundle carries neither CDK nor emulator code.
