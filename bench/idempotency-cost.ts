@@ -77,7 +77,7 @@ try {
     name: 'without-idempotency',
     setup(build: import('esbuild').PluginBuild) {
       build.onLoad({ filter: /shared[\\/]lambda[\\/]idempotency\.ts$/ }, () => ({
-        contents: 'export const idempotently = (_event, _context, create) => create();',
+        contents: 'export const idempotently = (_event, _context, _body, operation) => operation.create();',
         loader: 'js',
       }));
     },

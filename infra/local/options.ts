@@ -74,10 +74,10 @@ export const stopOnSignals = (close: () => Promise<void>): void => {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
-  // Under `npm start`, npm runs this process through a shell. A SIGTERM sent to npm (as
-  // process managers and `timeout` send it) ends npm and the shell but never reaches
-  // this process, which kept the port and the data directory. Its parent going away
-  // (this process is handed to another) is that SIGTERM: stop the same way.
+  // Under `npm start`, the script `exec`s node, so this process is npm's own child and gets the
+  // SIGINT and SIGTERM npm forwards to it (a process manager may signal npm only; through a shell
+  // in between, SIGINT never arrived and the server ran on). Should npm go away without
+  // forwarding (SIGKILL), this process is handed to another parent: stop the same way.
   if (process.env.npm_lifecycle_event) {
     const parent = process.ppid;
     setInterval(() => {

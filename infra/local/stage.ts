@@ -12,7 +12,7 @@ import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
 import { createAuthorizerCache } from './authorizer-cache.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, LOCAL_FUNCTION_CONCURRENCY, LOCAL_PIPELINE_DEPTH } from './config.ts';
-import { oneRequestAtATimePerConnection } from './connections.ts';
+import { servePipelined } from './connections.ts';
 import { type DataDirLock, lockDataDir, persistentSecret } from './data-dir.ts';
 import { developmentKey } from './development-key.ts';
 import { type EmbeddedDynamoDB, ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
@@ -94,21 +94,22 @@ export const createStageServer = async (options: GatewaySettings): Promise<Stage
     keyLimits: options.keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
   });
-  const server = createServer(
-    // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
-    // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
-    { requireHostHeader: false },
-    oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH),
+  // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
+  // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
+  const server = createServer({ requireHostHeader: false });
+  const pipelines = servePipelined(server, gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH);
+  // What Node answers outside a request goes after the answers to the requests before it.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
+    error.code === 'ECONNRESET'
+      ? socket.destroy()
+      : pipelines.afterAnswers(socket, () => answerClientError(error, socket)),
   );
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
+  server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket)));
   return {
     server,
     flushAuthorizerCache: () => authorizerCache.flush(),
     close: async () => {
-      const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      clearTimeout(force);
+      await pipelines.close();
     },
   };
 };

@@ -17,7 +17,10 @@ export interface ListPage {
 }
 
 export interface PetsRepository {
-  create(newPet: NewPet): Promise<Pet>;
+  /** Creates under a fresh id, or under `id` (an id from newId, chosen before): never over another animal. */
+  create(newPet: NewPet, id?: number): Promise<Pet>;
+  /** An id no animal has, and none will be given: for a create that must name its id before it writes. */
+  newId(): Promise<number>;
   get(id: number): Promise<Pet | undefined>;
   list(request: ListRequest): Promise<ListPage>;
 }

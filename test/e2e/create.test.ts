@@ -145,6 +145,23 @@ describe('fields', () => {
     }
   });
 
+  it('categoryId is the literal as sent: one a double would round to an integer is 400; 7.0 and 7e0 are 7', async () => {
+    for (const literal of ['1.0000000000000001', '9007199254740990.9999', '7.00000000000000001', '9007199254740993']) {
+      expectBadRequest(await postPet(server, `{"name": "Rex", "categoryId": ${literal}}`), 'categoryId');
+    }
+    for (const [literal, value] of [
+      ['7.0', 7],
+      ['7e0', 7],
+      ['70E-1', 7],
+      ['0.7e1', 7],
+      ['9007199254740991.000', MAX_SAFE_ID],
+    ] as const) {
+      const reply = await postPet<Animal>(server, `{"name": "Rex", "categoryId": ${literal}}`);
+      expect(reply.status, literal).toBe(201);
+      expect(reply.body.categoryId).toBe(value);
+    }
+  });
+
   it('status is one of the three values, available when omitted', async () => {
     const omitted = await postPet<Animal>(server, valid);
     expect(omitted.status).toBe(201);

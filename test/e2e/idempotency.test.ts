@@ -199,6 +199,22 @@ describe('scope', () => {
   });
 });
 
+describe('a body the service accepts without a key', () => {
+  it('is accepted with one: a UTF-8 byte order mark changes nothing, and the body is compared as parsed', async () => {
+    const key = randomUUID();
+    const name = uniqueName();
+    const first = await postPet(server, `\uFEFF{"name": ${JSON.stringify(name)}, "categoryId": 7.0}`, withKey(key));
+    expectCreated(first);
+    expect(first.body).toMatchObject({ name, categoryId: 7 });
+    expectReplayOf(await postPet(server, { categoryId: 7, name }, withKey(key)), first);
+    expectReplayOf(
+      await postPet(server, `\uFEFF{"categoryId":7e0,"name":${JSON.stringify(name)}}`, withKey(key)),
+      first,
+    );
+    expect(await animalsNamed(name)).toHaveLength(1);
+  });
+});
+
 describe('a failed attempt', () => {
   it('a 400 is not remembered: the same key with a valid body then creates', async () => {
     const key = randomUUID();
