@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { disposeServer, startLocalServer } from '../test/support/local-server.ts';
+import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { round, summarize } from './support/stats.ts';
 

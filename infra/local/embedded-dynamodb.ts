@@ -11,8 +11,6 @@ import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item writ
 
 export interface EmbeddedDynamoDB {
   endpoint: string;
-  /** Requests answered so far, by operation (`GetItem`, `Query`…): counted on the wire. */
-  requests(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -23,14 +21,8 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const requests: Record<string, number> = {};
-  server.on('request', (req) => {
-    const operation = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
-    requests[operation] = (requests[operation] ?? 0) + 1;
-  });
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    requests: () => ({ ...requests }),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve())); // closes the LevelDB store too

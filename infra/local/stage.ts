@@ -112,10 +112,6 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   server.on('connect', answerConnect);
   const management = await startManagementEndpoint(lock.dir, {
     flushAuthorizerCache: () => authorizerCache.flush(),
-    stats: () => {
-      const { user, system } = process.cpuUsage();
-      return { dynamodbRequests: dynamodb.requests(), cpuMicros: user + system };
-    },
   });
   lock.update({ dynamodbEndpoint: dynamodb.endpoint, managementEndpoint: management.endpoint });
   try {
