@@ -96,7 +96,7 @@ const middleCursor = async (server: BenchServer & { key: string }, animals: numb
   for (let page = 0; page < Math.floor(animals / 3 / 2 / 100); page++) {
     const response = await fetch(url, { headers: { Authorization: `Bearer ${server.key}` } });
     await response.arrayBuffer();
-    url = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')![1]!;
+    url = new URL(/<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')![1]!, server.baseUrl).href;
   }
   return new URL(url).searchParams.get('cursor')!;
 };

@@ -1,7 +1,13 @@
 // bench/results.json and the printed tables, every figure set against its target.
 import type { HandlerFigures } from './handler-bench.ts';
 import { describeMachine, type MachineInfo } from './machine.ts';
-import { type Comparison, dynamodbPerRequest, type LoadOptions, type Spread } from './side-by-side.ts';
+import {
+  type Comparison,
+  dynamodbPerRequest,
+  type LoadOptions,
+  type SideFigures,
+  type Spread,
+} from './side-by-side.ts';
 import { round, table, verdict } from './stats.ts';
 
 const TARGETS = {
@@ -98,44 +104,24 @@ export const handlersTable = (figures: HandlerFigures[]): string =>
     ]),
   ]);
 
-const comparisonTable = (comparisons: Comparison[], reference: string) =>
+/** Per comparison three rows: the measured side, the reference side, and measured ÷ reference. */
+const comparisonTable = (comparisons: Comparison[], [measured, reference]: [string, string]) =>
   table([
-    [
-      'route',
-      'conn.',
-      'req/s',
-      'p50 ms',
-      'p99 ms',
-      'CPU ms/req',
-      'DDB/req',
-      `${reference} req/s`,
-      'p50',
-      'p99',
-      'CPU',
-      'DDB/req',
-      'req/s ratio',
-      'p50 ratio',
-      'p99 ratio',
-      'CPU ratio',
-    ],
-    ...comparisons.map((c) => [
-      c.name,
-      c.connections,
-      s(c.measured.rps),
-      s(c.measured.p50),
-      s(c.measured.p99),
-      s(c.measured.cpuMsPerRequest),
-      dynamodbPerRequest(c.measured),
-      s(c.reference.rps),
-      s(c.reference.p50),
-      s(c.reference.p99),
-      s(c.reference.cpuMsPerRequest),
-      dynamodbPerRequest(c.reference),
-      s(c.ratio.rps),
-      s(c.ratio.p50),
-      s(c.ratio.p99),
-      s(c.ratio.cpu),
-    ]),
+    ['', 'conn.', '', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'DynamoDB/req'],
+    ...comparisons.flatMap((c) => {
+      const row = (side: SideFigures) => [
+        s(side.rps),
+        s(side.p50),
+        s(side.p99),
+        s(side.cpuMsPerRequest),
+        dynamodbPerRequest(side),
+      ];
+      return [
+        [c.name, c.connections, measured, ...row(c.measured)],
+        ['', '', reference, ...row(c.reference)],
+        ['', '', 'ratio', s(c.ratio.rps), s(c.ratio.p50), s(c.ratio.p99), s(c.ratio.cpu), ''],
+      ];
+    }),
   ]);
 
 /** Prints the tables and returns what goes into bench/results.json. */
@@ -146,10 +132,13 @@ export const report = (input: ReportInput) => {
   const failedRequests = comparisons.reduce((sum, c) => sum + c.reference.failed + c.measured.failed, 0);
   const out = (text = '') => process.stdout.write(`${text}\n`);
   out(`\nMachine: ${describeMachine(input.machine)}`);
-  out(`Each figure: median over ${load.rounds} rounds of ${load.roundSeconds} s per side, alternating (range).`);
+  if (server || scaling)
+    out(
+      `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side, alternating (range).`,
+    );
   if (server) {
     out('\n1. npm start (its defaults) against the bare one-call server; DDB/req: DynamoDB requests on the wire');
-    out(comparisonTable(server, 'bare'));
+    out(comparisonTable(server, ['npm start', 'bare']));
   }
   if (handlers) {
     out('\n2. Each handler alone, warm, against the floor; per invocation, medians over rounds');
@@ -157,7 +146,7 @@ export const report = (input: ReportInput) => {
   }
   if (scaling) {
     out(`\n3. Filtered listing: ${scaling.animals[1]} animals (measured) against ${scaling.animals[0]} (reference)`);
-    out(comparisonTable(scaling.comparisons, 'small'));
+    out(comparisonTable(scaling.comparisons, ['large', 'small']));
   }
   out('\nTargets:');
   out(
