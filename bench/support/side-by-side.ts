@@ -96,7 +96,7 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     );
-    // autocannon times each answer to the microsecond here; its own histogram keeps whole milliseconds.
+    // Each answer's own time, from autocannon's event: its histogram keeps whole milliseconds, too coarse here.
     (instance as unknown as NodeJS.EventEmitter).on('response', (_client, status: number, _bytes, ms: number) => {
       latencies.push(ms);
       if (status !== side.expectedStatus) failed++;
