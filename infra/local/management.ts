@@ -1,8 +1,8 @@
 // The local server's management endpoint, its twin of API Gateway's management API.
 // `DELETE /authorizer-cache` flushes the stage's authorizer cache (FlushStageAuthorizersCache
-// deployed): the key tool calls it after a revoke. It listens on loopback only, its address is in the data directory's lock file (as the
-// embedded DynamoDB's is), and every call must carry the token the server writes into the
-// data directory at start, readable by its owner only.
+// deployed): the key tool calls it after a revoke. It listens on loopback only, its address
+// is in the data directory's lock file (as the embedded DynamoDB's is), and every call must
+// carry the token the server writes into the data directory at start, readable by its owner only.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
