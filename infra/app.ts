@@ -4,17 +4,19 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { alarmDestinationsFor } from './monitoring/alarm-destinations.ts';
 import { PetStoreStack } from './pet-store-stack.ts';
-import { DEPLOYED_STAGES, stackName, stageSettings } from './stages.ts';
+import { DEPLOYED_STAGES, FIRST_DEPLOY_CONTEXT, firstDeploySettings, stackName, stageSettings } from './stages.ts';
 
 export const createPetStoreApp = (app: App = new App()): { app: App; stacks: PetStoreStack[] } => {
   // The account and region of the CLI's credentials and profile; unset (no AWS access)
   // the stacks stay environment-agnostic, which synthesizes all the same.
   const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+  // docs/deploying.md (The first deploy): every protection off until the stage exists once.
+  const firstDeploy = String(app.node.tryGetContext(FIRST_DEPLOY_CONTEXT)) === 'true';
   const stacks = DEPLOYED_STAGES.map(
     (stage) =>
       new PetStoreStack(app, stackName(stage), {
         env,
-        settings: stageSettings[stage],
+        settings: firstDeploy ? firstDeploySettings(stageSettings[stage]) : stageSettings[stage],
         alarmDestinations: alarmDestinationsFor(stage, (key) => app.node.tryGetContext(key)),
         description: `Pet Store API, stage ${stage}: REST API, Lambda functions and DynamoDB tables`,
         tags: { project: 'petstore', stage },

@@ -6,12 +6,14 @@ import { type RestApi, Stage, type StageBase } from 'aws-cdk-lib/aws-apigateway'
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
 import { Deployment } from './constructs/deployment.ts';
 import { type FunctionName, Functions } from './constructs/functions.ts';
+import type { ReleaseHook } from './constructs/release-hook.ts';
 import { KeyUsagePlan } from './constructs/usage-plan.ts';
 import { type AlarmDestinations, NO_ALARM_DESTINATIONS } from './monitoring/alarm-destinations.ts';
 import { Monitoring } from './monitoring/monitoring.ts';
@@ -41,6 +43,11 @@ export class PetStoreStack extends Stack {
   readonly functions: Readonly<Record<FunctionName, ApiFunction>>;
   /** Keyed by the table definition's name (shared/dynamodb/tables.ts). */
   readonly tables: Readonly<Record<TableName, TableV2>>;
+  /** Each function's pre-traffic hook (infra/constructs/release-hook.ts). */
+  readonly releaseHooks: Readonly<Record<FunctionName, ReleaseHook>>;
+  /** listPets' paging cursors' HMAC key, and the release checks' probe key. */
+  readonly cursorSecret: ISecret;
+  readonly probeKey: ISecret;
 
   constructor(scope: Construct, id: string, { settings, alarmDestinations, ...props }: PetStoreStackProps) {
     super(scope, id, { terminationProtection: settings.terminationProtection, ...props });
@@ -48,7 +55,9 @@ export class PetStoreStack extends Stack {
 
     const data = new Data(this, 'Data', { settings });
     this.tables = data.tables;
-    this.functions = new Functions(this, 'Functions', { settings, tables: this.tables }).functions;
+    const functions = new Functions(this, 'Functions', { settings, tables: this.tables });
+    this.functions = functions.functions;
+    this.cursorSecret = functions.cursorSecret;
     // API Gateway invokes each function's `live` alias, which a deploy moves (Deployment, below).
     const live = {} as Record<FunctionName, { function: IFunction }>;
     for (const [name, f] of Object.entries(this.functions) as [FunctionName, ApiFunction][])
@@ -68,6 +77,7 @@ export class PetStoreStack extends Stack {
     const monitoring = new Monitoring(this, 'Monitoring', {
       stage: settings.stage,
       alarms: settings.alarms,
+      releaseAlarms: settings.releaseAlarms,
       alarmDestinations: alarmDestinations ?? NO_ALARM_DESTINATIONS,
       alarmDestinationRequired: settings.alarmDestinationRequired,
       // The stage by its name, not a reference to it: a reference would make the API alarms depend on
@@ -81,7 +91,13 @@ export class PetStoreStack extends Stack {
       functions: this.functions,
       tables: this.tables,
     });
-    new Deployment(this, 'Deployment', { settings, functions: this.functions, alarms: monitoring.alarms });
+    const deployment = new Deployment(this, 'Deployment', {
+      settings,
+      functions: this.functions,
+      releaseAlarms: monitoring.releaseAlarms,
+    });
+    this.releaseHooks = deployment.hooks;
+    this.probeKey = deployment.probeKey;
 
     new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
       key: STACK_OUTPUTS.baseUrl,
@@ -92,6 +108,11 @@ export class PetStoreStack extends Stack {
       key: STACK_OUTPUTS.restApiId,
       description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
       value: this.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.probeKeySecretArn, {
+      key: STACK_OUTPUTS.probeKeySecretArn,
+      description: "The secret that holds the release checks' probe key (docs/deploying.md)",
+      value: deployment.probeKey.secretArn,
     });
     new CfnOutput(this, STACK_OUTPUTS.usagePlanId, {
       key: STACK_OUTPUTS.usagePlanId,

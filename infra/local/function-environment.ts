@@ -1,8 +1,10 @@
 // The environment the local stage gives its functions, as the stack gives it to them
 // deployed: table names, Powertools settings, the cursor secret, and the embedded
 // DynamoDB's address and stand-in credentials. The in-process test harness uses it too.
+import { type RateLimits, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
+import { CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 
 /** Credentials and region dynalite accepts; they never reach AWS. */
@@ -26,6 +28,8 @@ export interface FunctionEnvironmentOptions {
   readonly cursorSecret: string;
   /** The functions' DynamoDB request timeout; unset, the deployed budget holds. */
   readonly dynamodbRequestTimeoutMs?: number | undefined;
+  /** Each key's limits, which the authorizer names in RateLimit-Policy; none: no header. */
+  readonly keyLimits?: RateLimits | undefined;
   /** Physical table names by definition name; by default the definition's name (what ensureTables creates). */
   readonly tableNames?: Readonly<Partial<Record<string, string>>>;
 }
@@ -36,7 +40,9 @@ export const functionEnvironment = (options: FunctionEnvironmentOptions): Record
   ...(options.dynamodbRequestTimeoutMs !== undefined && {
     [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs),
   }),
-  CURSOR_SECRET: options.cursorSecret,
+  // The local stage has no Secrets Manager: the secret itself, through the same seam (cursor-secret.ts).
+  [CURSOR_SECRET_ENV]: options.cursorSecret,
+  ...(options.keyLimits && rateLimitsEnv(options.keyLimits)),
   ...powertoolsEnvironment(options.stage, options.logLevel),
   // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',

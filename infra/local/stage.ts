@@ -38,7 +38,7 @@ export interface LocalStageOptions {
   pipelineDepth?: number;
   /** Each key's limits (API Gateway's usage plan); undefined: none, though a key still needs its API key. */
   keyLimits?: KeyLimits | undefined;
-  /** The functions' DynamoDB request timeout (deployed: 1 s): the embedded store shares this process's CPU. */
+  /** The functions' DynamoDB request timeout (deployed: DYNAMODB_TIME_BUDGET's): the embedded store shares this process's CPU. */
   dynamodbRequestTimeoutMs?: number;
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
@@ -73,6 +73,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       logLevel: options.logLevel,
       cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
       dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
+      keyLimits: options.keyLimits,
     }),
   );
 

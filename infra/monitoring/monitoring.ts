@@ -19,6 +19,7 @@ import { createDashboard } from './dashboard.ts';
 import { authorizerErrorsMetric } from './metrics.ts';
 import type { MonitoringProps } from './props.ts';
 import { type LogSource, savedQueries } from './queries.ts';
+import { createReleaseAlarms, type ReleaseAlarms } from './release-alarms.ts';
 
 /** The access-log field that names API Gateway's own error response (infra/access-log.ts). */
 const ERROR_RESPONSE_TYPE: keyof typeof accessLogFields = 'errorResponseType';
@@ -26,6 +27,8 @@ const ERROR_RESPONSE_TYPE: keyof typeof accessLogFields = 'errorResponseType';
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[];
+  /** Each function's alarms on the version a deploy publishes: what its deployment group watches. */
+  readonly releaseAlarms: ReleaseAlarms;
   readonly dashboard: Dashboard;
   readonly queries: CfnQueryDefinition[];
 
@@ -57,7 +60,10 @@ export class Monitoring extends Construct {
     const authorizerErrors = authorizerErrorsMetric(stage);
 
     this.alarms = createAlarms(this, props, alarmTopic.actions, authorizerErrors);
-    this.dashboard = createDashboard(this, props, this.alarms, authorizerErrors);
+    this.releaseAlarms = createReleaseAlarms(this, props, alarmTopic.actions);
+    // The release alarms show beside the others: during a deploy, on-call sees what watches it.
+    const shown = [...this.alarms, ...Object.values(this.releaseAlarms).flat()];
+    this.dashboard = createDashboard(this, props, shown, authorizerErrors);
 
     const logGroupName = (source: LogSource): string =>
       source === 'accessLog' ? accessLogGroup.logGroupName : functions[source].logGroup.logGroupName;

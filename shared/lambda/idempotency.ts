@@ -1,6 +1,6 @@
-// Safe retries of a create (api-contract.md, "Safe retries"), with Powertools' idempotency
+// Safe retries of a create (docs/api.md, "Safe retries"), with Powertools' idempotency
 // utility and its DynamoDB persistence layer: the first request with a key takes a record,
-// runs, and stores its 201; a repeat with the same body, within 24 hours, gets that 201
+// runs, and stores its 201; a repeat with the same body, within IDEMPOTENCY_WINDOW_SECONDS, gets that 201
 // again; a failure deletes the record, so the client may retry. No header, no record.
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';

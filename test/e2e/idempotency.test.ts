@@ -1,4 +1,4 @@
-// Safe retries over HTTP (api-contract.md, "Safe retries"): a repeat with the same
+// Safe retries over HTTP (docs/api.md, "Safe retries"): a repeat with the same
 // Idempotency-Key and body replays the first 201; another body is 422; a repeat while
 // the first runs is 409; keys are per caller; a malformed key is 400.
 import { randomUUID } from 'node:crypto';

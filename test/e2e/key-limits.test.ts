@@ -1,4 +1,4 @@
-// Limits per key over HTTP (api-contract.md, "Limits per key"): a key over its own rate
+// Limits per key over HTTP (docs/api.md, "Limits per key"): a key over its own rate
 // or daily quota gets 429 with Retry-After while another key, at the same moment, is
 // served. The limits are the README's PETSTORE_KEY_RATE / _BURST / _QUOTA.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -226,6 +226,7 @@ describe('metrics', () => {
     'deprecatedCalls',
     'authFailures',
     'coldStart',
+    'versionFaults',
   ];
 
   it.each(emitted)('%s: in the stage namespace, with exactly its declared dimensions', (key) => {

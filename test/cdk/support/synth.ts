@@ -17,11 +17,17 @@ const VALIDATION_REPORT_FILE = 'validation-report.json';
 
 /** What the synthesized stacks are deployed to in the tests (the CLI takes them from the credentials). */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+/** Production's alarm destination in the tests' synth: without one, production does not synthesize. */
+export const TEST_ALARM_DESTINATION = 'oncall@example.com';
 
 /** The logical ids of what the stack exposes, read from its public properties. */
 export interface StackIndex {
   tables: Record<string, string>;
   functions: Record<FunctionName, { function: string; alias: string; role: string; logGroup: string }>;
+  /** Each function's pre-traffic hook (infra/constructs/release-hook.ts). */
+  releaseHooks: Record<FunctionName, { function: string; role: string }>;
+  cursorSecret: string;
+  probeKey: string;
   restApi: string;
   apiStage: string;
   accessLogGroup: string;
