@@ -37,10 +37,8 @@ export const LIMITS = {
 
 /**
  * Mean Lambda duration (ms) of each function, deployed: what the service adds on top of its one
- * DynamoDB call, measured locally (README Performance, p50 of the local stage minus p50 of the bare
- * baseline making the same call: getPet 20.1−15.4, listPets 24.0−18.7, createPet 25.7−18.8), plus
- * an in-region DynamoDB round trip of 8 ms (AWS: single-digit ms; 8 is a mean with its tail).
- * The authorizer: one GetItem and the hash, measured 6.1 ms on a cache miss locally.
+ * DynamoDB call, measured locally (docs/performance.md, Inputs to the capacity plan), plus an
+ * in-region DynamoDB round trip (AWS: single-digit ms; this is a mean with its tail).
  */
 const DYNAMODB_ROUND_TRIP_MS = 8;
 export const DURATIONS_MS = {
@@ -49,12 +47,12 @@ export const DURATIONS_MS = {
   createPet: 6.9 + DYNAMODB_ROUND_TRIP_MS,
   authorizer: 6.1 + DYNAMODB_ROUND_TRIP_MS,
 } as const;
-/** A cold start's extra time: import measured at 94 ms on a 2.5 GHz core (README), plus Lambda's own set-up. */
+/** A cold start's extra time: the import measured (docs/performance.md, Inputs to the capacity plan), plus Lambda's own set-up. */
 export const COLD_START_MS = 250;
 
 /** An animal item: four attributes, a typical name of ~20 characters (at most 200). */
 const ITEM_BYTES = 90;
-/** One request's log lines: access log (~330 B), the function's summary (~420 B), Lambda's START/END/REPORT (~330 B). */
+/** One request's log lines: access log, the function's summary, Lambda's START/END/REPORT (docs/performance.md). */
 const LOG_BYTES_PER_REQUEST = 1_080;
 /** X-Ray's default sampling: the first request each second, then 5 %. */
 const XRAY_SAMPLED = 0.05;

@@ -162,10 +162,6 @@ const management = await startManagementEndpoint(lock!.dir, {
   flushAuthorizerCache: () => {
     for (const generation of [serving, loading]) generation?.send({ type: 'flush' });
   },
-  stats: () => {
-    const { user, system } = process.cpuUsage();
-    return { dynamodbRequests: data!.dynamodb.requests(), cpuMicros: user + system };
-  },
 });
 lock!.update({ dynamodbAddress: data!.dynamodb.address, managementEndpoint: management.endpoint });
 

@@ -21,8 +21,6 @@ export interface EmbeddedDynamoDB {
   address: string;
   /** The address with the credential (dynamodb-credential.ts): what clients are given. */
   endpoint: string;
-  /** Requests answered so far, by operation (`GetItem`, `Query`…): counted on the wire. */
-  requests(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -35,16 +33,10 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const requests: Record<string, number> = {};
-  server.on('request', (req) => {
-    const operation = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
-    requests[operation] = (requests[operation] ?? 0) + 1;
-  });
   const address = `http://127.0.0.1:${port}`;
   return {
     address,
     endpoint: withCredential(address, secret),
-    requests: () => ({ ...requests }),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve())); // closes the LevelDB store too

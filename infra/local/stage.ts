@@ -197,10 +197,6 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     const { key, keyRecord } = await data.key();
     management = await startManagementEndpoint(lock.dir, {
       flushAuthorizerCache: stage.flushAuthorizerCache,
-      stats: () => {
-        const { user, system } = process.cpuUsage();
-        return { dynamodbRequests: data!.dynamodb.requests(), cpuMicros: user + system };
-      },
     });
     lock.update({ dynamodbAddress: data.dynamodb.address, managementEndpoint: management.endpoint });
     return {

@@ -11,8 +11,8 @@ import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '..
 import { BINARY_MEDIA_TYPES, isBinaryMediaType } from '../../shared/api/routes.ts';
 import { generateKey, hashKey, rateLimitPolicy } from '../../shared/domain/api-keys.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { issueKey } from '../e2e/support.ts';
-import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized } from './support/synth.ts';
 import { catchAllMethods, resourcesOfType, routeMethods } from './support/template.ts';
 

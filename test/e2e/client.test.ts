@@ -13,7 +13,7 @@ import {
   type paths,
   rateLimitPolicies,
 } from '../../client/index.ts';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { disposeServer, expectAnimal, startServer, unknownKey } from './support.ts';
 
 let server: LocalServer;

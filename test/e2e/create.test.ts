@@ -1,7 +1,7 @@
 // createPet over HTTP: media type, size, body validation, defaults, Location, and
 // ids that stay distinct under concurrency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   call,

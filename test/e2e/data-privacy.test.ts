@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
-import { type LocalServer, newDataDir } from '../support/local-server.ts';
+import { type LocalServer, newDataDir } from '../../tools/harness/local-server.ts';
 import { createPet, disposeServer, keyTool, startServer } from './support.ts';
 
 /** Every path under `dir` (itself included) with its permission bits. */

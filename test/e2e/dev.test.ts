@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { readOwner } from '../../infra/local/data-dir.ts';
-import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { type Animal, bearer, call, createPet, expectError, issueKey, keyTool, MAX_SAFE_ID } from './support.ts';
 
 const REPOSITORY = resolve(import.meta.dirname, '../..');

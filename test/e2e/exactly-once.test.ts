@@ -6,7 +6,7 @@
 // key, replay or not, is that animal.
 import { rmSync } from 'node:fs';
 import { afterAll, expect, test } from 'vitest';
-import { type LocalServer, newDataDir, startLocalServer } from '../support/local-server.ts';
+import { type LocalServer, newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
 import { type Animal, allPages, unknownKey } from './support.ts';
 
 const dataDir = newDataDir();

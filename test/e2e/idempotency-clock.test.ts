@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type LocalStage, startLocalStage } from '../../infra/local/stage.ts';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/api/idempotency.ts';
 import { idempotencyTable, petsTable } from '../../shared/dynamodb/tables.ts';
-import { type DynamoDBProxy, startDynamoDBProxy } from '../support/dynamodb-proxy.ts';
-import { type LocalServer, newDataDir } from '../support/local-server.ts';
+import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
+import { type LocalServer, newDataDir } from '../../tools/harness/local-server.ts';
 import { type Animal, allPages, expectError, postPet, type Reply } from './support.ts';
 
 let stage: LocalStage;

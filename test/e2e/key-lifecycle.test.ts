@@ -5,7 +5,7 @@
 // window itself is the deployed TTL's, documented in docs/keys.md.
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { bearer, call, disposeServer, expectError, postPet, startServer } from './support.ts';
 
 const POLICY = '"burst";q=40;w=1, "steady";q=20;w=1, "daily";q=100000;w=86400';

@@ -8,7 +8,7 @@ import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { generateKey, hashKey } from '../../shared/domain/api-keys.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
-import { type LocalServer, newDataDir } from '../support/local-server.ts';
+import { type LocalServer, newDataDir } from '../../tools/harness/local-server.ts';
 import { bearer, call, disposeServer, expectError, issueKey, keyTool, startServer } from './support.ts';
 
 describe('rate and burst', () => {

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { newDataDir } from '../support/local-server.ts';
+import { newDataDir } from '../../tools/harness/local-server.ts';
 import { call, disposeServer, keyTool, startServer } from './support.ts';
 
 const dataDirs: string[] = [];

@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { disposeServer, startServer } from './support.ts';
 
 let server: LocalServer;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { type Animal, allPages, disposeServer, startServer } from './support.ts';
 
 let server: LocalServer;

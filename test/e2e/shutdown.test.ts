@@ -3,7 +3,7 @@
 // `Connection: close`, and only then does the server close and exit.
 import { connect, type Socket } from 'node:net';
 import { afterAll, expect, test } from 'vitest';
-import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 
 let server: LocalServer | undefined;
 afterAll(() => disposeServer(server));

@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { type CheckResult, runSmokeChecks } from '../../tools/smoke/checks.ts';
 import type { Rule } from '../../tools/smoke/probe.ts';
 import { type Fault, type FaultyStage, startFaultyStage } from '../support/faulty-stage.ts';
-import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
 
 let server: LocalServer;
 let stage: FaultyStage;

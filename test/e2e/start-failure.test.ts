@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { newDataDir, startLocalServer } from '../support/local-server.ts';
+import { newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
 import { createPet, keyTool } from './support.ts';
 
 let taken: Server;

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, beforeEach, expect, test, vi } from 'vitest';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
-import { type DynamoDBProxy, startDynamoDBProxy } from '../support/dynamodb-proxy.ts';
 import { type Functions, loadFunctions, setFunctionEnv, tokenEvent } from '../support/in-process.ts';
 
 let db: TestDynamoDB;

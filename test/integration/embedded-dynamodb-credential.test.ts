@@ -5,7 +5,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type EmbeddedDynamoDB, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
-import { newDataDir } from '../support/local-server.ts';
+import { newDataDir } from '../../tools/harness/local-server.ts';
 
 const dataDir = newDataDir();
 let dynamodb: EmbeddedDynamoDB;

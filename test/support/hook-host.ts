@@ -4,7 +4,7 @@
 // threw), CodeDeploy's PutLifecycleEventHookExecutionStatus recorded, and Secrets Manager's
 // GetSecretValue answered from a map. Point the SDK at it with AWS_ENDPOINT_URL_<SERVICE>.
 import { createServer, type IncomingMessage } from 'node:http';
-import { listenOnLoopback } from './loopback.ts';
+import { listenOnLoopback } from '../../tools/harness/loopback.ts';
 
 /** What an invoked function did: its result, or the error it threw. */
 export type Invoked = { result: unknown } | { error: Error };

@@ -97,6 +97,21 @@ describe('import rules', () => {
     expect(loaded.size).toBeGreaterThan(10);
     expect([...loaded].filter((path) => /^(infra\/local|tools|test|bench)\//.test(path))).toEqual([]);
   });
+
+  // What both use lives in tools/harness/, which imports neither (its README).
+  const filesUnder = (folder: string) =>
+    tsFilesUnder(join(ROOT, folder)).map((file) => ({ path: relative(ROOT, file), ...importsOf(file) }));
+  const reaching = (folder: string, forbidden: readonly string[]) =>
+    filesUnder(folder).flatMap(({ path, files }) =>
+      files.filter((target) => forbidden.some((f) => target.startsWith(`${f}/`))).map((t) => `${path} → ${t}`),
+    );
+  test('bench/ does not import test/, test/ does not import bench/, tools/harness/ imports neither', () => {
+    expect(filesUnder('bench').length).toBeGreaterThan(5);
+    expect(filesUnder('test').length).toBeGreaterThan(20);
+    expect(reaching('bench', ['test'])).toEqual([]);
+    expect(reaching('test', ['bench'])).toEqual([]);
+    expect(reaching('tools/harness', ['test', 'bench'])).toEqual([]);
+  });
 });
 
 describe('Lambda bundles', () => {
