@@ -2,8 +2,8 @@
 // server in its own process. FUZZ_RUNS (10000), FUZZ_PARALLEL (4), FUZZ_SECONDS (600);
 // FUZZ_SEED replays a run (with the same FUZZ_PARALLEL).
 import { rmSync } from 'node:fs';
-import { fuzz } from '../test/support/fuzz/run.ts';
-import { startLocalServer } from '../test/support/local-server.ts';
+import { fuzz } from '../tools/harness/fuzz/run.ts';
+import { startLocalServer } from '../tools/harness/local-server.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);

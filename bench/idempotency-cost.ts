@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { BUNDLING_BANNER } from '../infra/constructs/api-function.ts';
 import { startLocalStage } from '../infra/local/stage.ts';
 import { route } from '../shared/api/routes.ts';
-import { startDynamoDBProxy } from '../test/support/dynamodb-proxy.ts';
-import { httpClient, type RequestSpec } from '../test/support/http-load.ts';
+import { startDynamoDBProxy } from '../tools/harness/dynamodb-proxy.ts';
+import { httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
 import { buildBundle, bundleSize } from './support/bundles.ts';
 import { median, round } from './support/stats.ts';
 
@@ -77,7 +77,7 @@ try {
     name: 'without-idempotency',
     setup(build: import('esbuild').PluginBuild) {
       build.onLoad({ filter: /shared[\\/]lambda[\\/]idempotency\.ts$/ }, () => ({
-        contents: 'export const idempotently = (_event, _context, create) => create();',
+        contents: 'export const idempotently = (_event, _context, _body, operation) => operation.create();',
         loader: 'js',
       }));
     },

@@ -1,13 +1,14 @@
-// `npm run load`: the local stage (as `npm start` runs it, defaults and all) under the
+// `npm run load`: the local stage (as `npm start` runs it, its defaults but LOG_LEVEL=ERROR) under the
 // two loads that took it down (issue 10): bursts of 500 simultaneous connections, and a
 // client that pipelines 1,000 requests a second on one connection and never reads an answer.
 // A normal client (one keep-alive connection, one request at a time) runs throughout.
 // Reports 5xx and 429 counts, the normal client's p99 with the pipelining client alone
 // and during the bursts, and the server's peak RSS. Writes bench/results-load.json.
+// Environment: LOAD_CONNECTIONS (500 a burst), LOAD_ROUNDS (5 bursts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { disposeServer, startLocalServer } from '../test/support/local-server.ts';
+import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { round, summarize } from './support/stats.ts';
 
@@ -17,7 +18,7 @@ const PIPELINED = 1_000;
 const MiB = (kB: number) => round(kB / 1024, 1);
 
 console.log(`machine: ${describeMachine(machineInfo())}`);
-const server = await startLocalServer({ LOG_LEVEL: 'ERROR' });
+const server = await startLocalServer({ LOG_LEVEL: 'ERROR' }, { defaults: true, keepOutput: false });
 const auth = { Authorization: `Bearer ${server.key}` };
 const { hostname, port, pathname } = new URL(server.baseUrl);
 

@@ -1,16 +1,19 @@
-// `npm run soak`: mixed load on 50 connections for SOAK_SECONDS (30, at least) against
-// the local stage, sampling the server's memory. Afterwards every created animal
-// must be readable, no request may have failed, and the heap must have stayed flat.
+// `npm run soak`: `npm start`'s server (its defaults) under a steady mix of 3 creates, 3
+// reads and 4 listings in 10 on 50 connections (autocannon), for SOAK_SECONDS (30, at
+// least 10). Afterwards every created animal must be readable, no request may have failed,
+// and the server's heap after GC must have stayed flat from the end of the warm-up to the
+// end. Memory is read by the probe (tools/harness/probe.ts). Writes bench/results-soak.json.
 import { writeFileSync } from 'node:fs';
-import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
+import autocannon from 'autocannon';
+import { runningDynamoDB } from '../infra/local/embedded-dynamodb.ts';
 import type { Pet } from '../shared/api/schemas.ts';
-import { httpClient, inParallel, type RequestSpec, runLoad } from '../test/support/http-load.ts';
+import { httpClient, inParallel } from '../tools/harness/http-client.ts';
+import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
-import { round, summarize, table } from './support/stats.ts';
-import { startTarget } from './support/target-protocol.ts';
+import { round } from './support/stats.ts';
 
-const SECONDS = Math.max(30, Number(process.env.SOAK_SECONDS ?? 30));
+const SECONDS = Math.max(10, Number(process.env.SOAK_SECONDS ?? 30));
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 5;
 const SEEDED = 1_000;
@@ -19,128 +22,94 @@ const FLAT_HEAP_GROWTH_BYTES = 8 * 2 ** 20;
 const MiB = (bytes: number) => round(bytes / 2 ** 20, 1);
 
 console.log(`machine: ${describeMachine(machineInfo())}`);
-const target = await startTarget({ authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS });
+const server = await startLocalServer(
+  {},
+  { defaults: true, probe: true, keepOutput: false, nodeArgs: ['--expose-gc'] },
+);
+const probe = server.probe!;
 let failedChecks = 0;
 try {
-  await seedPets(target.dynamodbEndpoint, 0, SEEDED);
-  const auth = { Authorization: `Bearer ${target.key}` };
-  const created = new Map<number, Pet>();
+  await seedPets(runningDynamoDB(server.dataDir)!, 0, SEEDED);
+  const auth = { Authorization: `Bearer ${server.key}` };
+  const prefix = new URL(server.baseUrl).pathname;
   const createdIds: number[] = [];
-  const pick = <T>(items: readonly T[], i: number) => items[i % items.length]!;
-
-  // A mix of 3 creates, 3 reads and 4 listings in 10; reads go to created animals once there are some.
-  const mix: Array<{ name: string; request: (i: number) => RequestSpec }> = [
-    ...Array(3).fill({
-      name: 'createPet',
-      request: (i: number) => ({
-        method: 'POST',
-        path: '/pets',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: `Soak ${i}`, categoryId: (i % 97) + 1, status: pick(STATUSES, i) }),
-      }),
-    }),
-    ...Array(3).fill({
-      name: 'getPet',
-      request: (i: number) => ({
-        method: 'GET',
-        path: `/pets/${createdIds.length ? pick(createdIds, i * 7919) : SEED_FIRST_ID + (i % SEEDED)}`,
-        headers: auth,
-      }),
-    }),
-    ...Array(4).fill({
-      name: 'listPets',
-      request: (i: number) => ({
-        method: 'GET',
-        path: `/pets?limit=${(i % 100) + 1}${i % 3 ? `&status=${pick(STATUSES, i)}` : ''}`,
-        headers: auth,
-      }),
-    }),
-  ];
-  const operationOf = new WeakMap<RequestSpec, string>();
-  const byOperation = new Map<string, { latencies: number[]; failed: number }>();
-  const expected: Record<string, number> = { createPet: 201, getPet: 200, listPets: 200 };
-
-  const samples: Array<{ second: number; rss: number; heapUsed: number }> = [];
-  const started = performance.now();
-  const sampler = setInterval(() => {
-    void target
-      .memory(false)
-      .then(({ rss, heapUsed }) =>
-        samples.push({ second: round((performance.now() - started) / 1000, 1), rss, heapUsed }),
-      );
-  }, 1000);
-  const warm = new Promise<NodeJS.MemoryUsage>((resolve) =>
-    setTimeout(() => resolve(target.memory(true)), WARMUP_SECONDS * 1000),
-  );
-
-  const load = await runLoad({
-    baseUrl: target.baseUrl,
-    concurrency: CONNECTIONS,
-    durationMs: SECONDS * 1000,
-    next: (i) => {
-      const operation = mix[i % mix.length]!;
-      const spec = operation.request(i);
-      operationOf.set(spec, operation.name);
-      return spec;
-    },
-    onAnswer: (answer, spec, latency) => {
-      const name = operationOf.get(spec)!;
-      const tally = byOperation.get(name) ?? { latencies: [], failed: 0 };
-      byOperation.set(name, tally);
-      tally.latencies.push(latency);
-      if (answer.status !== expected[name]) tally.failed++;
-      if (answer.status === 201) {
-        const pet = JSON.parse(answer.body) as Pet;
-        created.set(pet.id, pet);
+  const created = new Map<number, string>();
+  const failed: Record<string, number> = {};
+  let i = 0;
+  const pick = <T>(items: readonly T[], n: number) => items[n % items.length]!;
+  const operation = (name: string, expected: number, request: (n: number) => autocannon.Request) => ({
+    setupRequest: (base: autocannon.Request) => ({ ...base, ...request(i++) }),
+    onResponse: (status: number, body: string) => {
+      if (status !== expected) failed[name] = (failed[name] ?? 0) + 1;
+      else if (status === 201) {
+        const pet = JSON.parse(body) as Pet;
+        created.set(pet.id, body);
         createdIds.push(pet.id);
       }
     },
   });
+  const create = operation('createPet', 201, (n) => ({
+    method: 'POST',
+    path: `${prefix}/pets`,
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: `Soak ${n}`, categoryId: (n % 97) + 1, status: pick(STATUSES, n) }),
+  }));
+  const read = operation('getPet', 200, (n) => ({
+    method: 'GET',
+    path: `${prefix}/pets/${createdIds.length ? pick(createdIds, n * 7919) : SEED_FIRST_ID + (n % SEEDED)}`,
+    headers: auth,
+  }));
+  const list = operation('listPets', 200, (n) => ({
+    method: 'GET',
+    path: `${prefix}/pets?limit=${(n % 100) + 1}${n % 3 ? `&status=${pick(STATUSES, n)}` : ''}`,
+    headers: auth,
+  }));
+
+  const samples: Array<{ second: number; rss: number; heapUsed: number }> = [];
+  const started = performance.now();
+  const sampler = setInterval(async () => {
+    const { rss, heapUsed } = await probe.memory(false);
+    samples.push({ second: round((performance.now() - started) / 1000, 1), rss, heapUsed });
+  }, 1000);
+  const warm = new Promise<NodeJS.MemoryUsage>((resolve) =>
+    setTimeout(() => resolve(probe.memory(true)), WARMUP_SECONDS * 1000),
+  );
+  const result = await autocannon({
+    url: server.baseUrl,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [create, read, list, create, read, list, create, read, list, list],
+  });
   clearInterval(sampler);
   const warmMemory = await warm;
-  const endMemory = await target.memory(true);
+  const endMemory = await probe.memory(true);
 
   // Every created animal, read back one by one.
-  const reader = httpClient(target.baseUrl, CONNECTIONS);
+  const reader = httpClient(server.baseUrl, CONNECTIONS);
   let unreadable = 0;
-  const readStarted = performance.now();
-  await inParallel(createdIds.length, CONNECTIONS, async (i) => {
-    const pet = created.get(createdIds[i]!)!;
-    const answer = await reader.send({ method: 'GET', path: `/pets/${pet.id}`, headers: auth });
-    if (answer.status !== 200 || answer.body !== JSON.stringify(pet)) unreadable++;
+  await inParallel(createdIds.length, CONNECTIONS, async (n) => {
+    const id = createdIds[n]!;
+    const answer = await reader.send({ method: 'GET', path: `/pets/${id}`, headers: auth });
+    if (answer.status !== 200 || answer.body !== created.get(id)) unreadable++;
   });
   reader.close();
-  const readSeconds = (performance.now() - readStarted) / 1000;
 
-  const failed = [...byOperation.values()].reduce((sum, t) => sum + t.failed, 0) + load.networkErrors;
+  const failures = Object.values(failed).reduce((sum, n) => sum + n, 0) + result.errors + result.timeouts;
   const growth = endMemory.heapUsed - warmMemory.heapUsed;
-  const overall = summarize(load.latencies, load.elapsedMs);
+  const range = (values: number[]) => `${MiB(Math.min(...values))}–${MiB(Math.max(...values))} MiB`;
   console.log(
-    `\n${CONNECTIONS} connections for ${round(load.elapsedMs / 1000, 1)} s: ${overall.requests} requests, ${overall.requestsPerSecond}/s, p50 ${overall.p50} ms, p99 ${overall.p99} ms`,
+    `\n${CONNECTIONS} connections for ${result.duration} s: ${result.requests.total} requests, ${result.requests.average}/s, ` +
+      `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; failed ${JSON.stringify(failed)}, ${result.errors} errors, ${result.timeouts} timeouts`,
   );
   console.log(
-    table([
-      ['operation', 'requests', 'p50 ms', 'p99 ms', 'failed'],
-      ...[...byOperation].map(([name, t]) => {
-        const s = summarize(t.latencies, load.elapsedMs);
-        return [name, s.requests, s.p50, s.p99, t.failed];
-      }),
-    ]),
-  );
-  const rss = samples.map((s) => s.rss);
-  console.log(
-    `\nServer memory (${samples.length} samples, 1 s apart): RSS ${MiB(Math.min(...rss))}–${MiB(Math.max(...rss))} MiB; heap used ${MiB(Math.min(...samples.map((s) => s.heapUsed)))}–${MiB(Math.max(...samples.map((s) => s.heapUsed)))} MiB`,
+    `Server memory, ${samples.length} samples 1 s apart: RSS ${range(samples.map((s) => s.rss))} (LevelDB's native caches included), ` +
+      `heap used ${range(samples.map((s) => s.heapUsed))}`,
   );
   console.log(
-    `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s of warm-up, ${MiB(endMemory.heapUsed)} MiB at the end (${growth >= 0 ? '+' : ''}${MiB(growth)} MiB; flat means within ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`,
+    `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s, ${MiB(endMemory.heapUsed)} MiB at the end`,
   );
-  console.log(
-    `RSS: ${MiB(warmMemory.rss)} MiB after warm-up, ${MiB(endMemory.rss)} MiB at the end (includes LevelDB's native caches)`,
-  );
-  console.log(`Read back ${createdIds.length} created animals in ${round(readSeconds, 1)} s: ${unreadable} unreadable`);
-
   const checks: Array<[string, boolean]> = [
-    [`no request failed (${failed} failed)`, failed === 0],
+    [`no request failed (${failures} failed)`, failures === 0],
     [
       `every created animal is readable (${unreadable} of ${createdIds.length} not)`,
       unreadable === 0 && createdIds.length > 0,
@@ -153,18 +122,12 @@ try {
     measuredAt: new Date().toISOString(),
     machine: machineInfo(),
     connections: CONNECTIONS,
-    seconds: round(load.elapsedMs / 1000, 1),
-    overall,
-    operations: Object.fromEntries(
-      [...byOperation].map(([name, t]) => [name, { ...summarize(t.latencies, load.elapsedMs), failed: t.failed }]),
-    ),
-    memory: {
-      warm: warmMemory,
-      end: endMemory,
-      heapGrowthBytes: growth,
-      flatWithinBytes: FLAT_HEAP_GROWTH_BYTES,
-      samples,
-    },
+    seconds: result.duration,
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.average,
+    latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
+    failed,
+    memory: { warm: warmMemory, end: endMemory, heapGrowthBytes: growth, samples },
     created: createdIds.length,
     unreadable,
     checks: checks.map(([what, ok]) => ({ what, ok })),
@@ -172,6 +135,6 @@ try {
   writeFileSync(new URL('./results-soak.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
   console.log('wrote bench/results-soak.json');
 } finally {
-  await target.stop();
+  await disposeServer(server);
 }
 process.exitCode = failedChecks ? 1 : 0;

@@ -68,3 +68,24 @@ export async function* listPetPages(
     cursor = nextCursor(response);
   } while (cursor !== undefined);
 }
+
+/** One quota policy of `RateLimit-Policy`: at most `quota` requests per `windowSeconds`. */
+export interface RateLimitPolicy {
+  /** `burst` (at once), `steady` (every second after) or `daily` (per UTC day). */
+  name: string;
+  quota: number;
+  windowSeconds: number;
+}
+
+/**
+ * The caller's key's limits, from the response's `RateLimit-Policy` header
+ * (draft-ietf-httpapi-ratelimit-headers), e.g. `"burst";q=100;w=1, "daily";q=2000000;w=86400`;
+ * `[]` when the answer has none (a 401, or one API Gateway made before the key was known).
+ */
+export const rateLimitPolicies = (response: Response): RateLimitPolicy[] =>
+  (response.headers.get('ratelimit-policy') ?? '').split(',').flatMap((item) => {
+    const [name, ...params] = item.trim().split(';');
+    const value = (key: string) => Number(params.find((p) => p.trim().startsWith(`${key}=`))?.split('=')[1]);
+    const policy = { name: name?.replace(/^"|"$/g, '') ?? '', quota: value('q'), windowSeconds: value('w') };
+    return policy.name && Number.isInteger(policy.quota) && Number.isInteger(policy.windowSeconds) ? [policy] : [];
+  });

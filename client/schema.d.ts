@@ -59,16 +59,23 @@ export interface components {
         NewPet: {
             /** @description The animal's name; white space around it is trimmed. */
             name: string;
-            /** @description Identifier of the category the animal belongs to. */
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to.
+             */
             categoryId: number;
             /** @default available */
             status?: components["schemas"]["PetStatus"];
         };
         /** @description An animal of the catalogue. */
         Pet: {
-            /** @description Unique identifier, assigned by the service on creation. */
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service on creation.
+             */
             id: number;
             name: string;
+            /** Format: int64 */
             categoryId: number;
             status: components["schemas"]["PetStatus"];
         };
@@ -77,11 +84,17 @@ export interface components {
         /** @description Body of every error response. */
         Error: {
             /** @enum {string} */
-            code: "BAD_REQUEST" | "UNAUTHORIZED" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "CONFLICT" | "UNPROCESSABLE_ENTITY" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
+            code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "TOO_MANY_REQUESTS" | "CONFLICT" | "UNPROCESSABLE_ENTITY" | "INTERNAL_ERROR" | "BAD_GATEWAY" | "SERVICE_UNAVAILABLE" | "GATEWAY_TIMEOUT";
             message: string;
-            /** @description The HTTP status code of the response. */
+            /**
+             * Format: int32
+             * @description The HTTP status code of the response.
+             */
             status: number;
-            /** @description Equal to the x-amzn-RequestId response header. */
+            /**
+             * Format: uuid
+             * @description Equal to the x-amzn-RequestId response header.
+             */
             requestId: string;
             /** @description Present on validation errors only. */
             details?: {
@@ -132,6 +145,11 @@ export interface operations {
                      */
                     "x-amzn-RequestId"?: string;
                     /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
                      * @description `<…>; rel="next"` when more animals match.
                      * @example </v1/pets?limit=2&cursor=eyJhZnRlciI6Miwic3RhdHVzIjpudWxsfQ.dhlWk5JSgJWbIzoEFtgtEw>; rel="next"
                      */
@@ -150,13 +168,18 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNAUTHORIZED`: API key missing, malformed, unknown or revoked. */
+            /** @description `UNAUTHORIZED`: API key missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
                     /**
@@ -168,7 +191,7 @@ export interface operations {
                      * @description Always `Bearer`.
                      * @example Bearer
                      */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -183,6 +206,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     /**
                      * @description Seconds to wait before retrying.
                      * @example 1
@@ -285,6 +313,11 @@ export interface operations {
                      */
                     "x-amzn-RequestId"?: string;
                     /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
                      * @description Path of the new animal.
                      * @example /v1/pets/1
                      */
@@ -308,13 +341,18 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNAUTHORIZED`: API key missing, malformed, unknown or revoked. */
+            /** @description `UNAUTHORIZED`: API key missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
                     /**
@@ -326,7 +364,26 @@ export interface operations {
                      * @description Always `Bearer`.
                      * @example Bearer
                      */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate"?: "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `FORBIDDEN`: The key's scope does not allow this operation: a `read` key may call the GET operations only. */
+            403: {
+                headers: {
+                    /**
+                     * @description The request id, also in every Error body.
+                     * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
+                     */
+                    "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -341,6 +398,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     /**
                      * @description Seconds to wait before retrying.
                      * @example 1
@@ -360,6 +422,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -374,6 +441,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -388,6 +460,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -402,6 +479,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     /**
                      * @description Seconds to wait before retrying.
                      * @example 1
@@ -500,6 +582,11 @@ export interface operations {
                      */
                     "x-amzn-RequestId"?: string;
                     /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
                      * @description RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.
                      * @example @1793491200
                      */
@@ -529,6 +616,11 @@ export interface operations {
                      */
                     "x-amzn-RequestId"?: string;
                     /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
                      * @description RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.
                      * @example @1793491200
                      */
@@ -549,7 +641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNAUTHORIZED`: API key missing, malformed, unknown or revoked. */
+            /** @description `UNAUTHORIZED`: API key missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
                     /**
@@ -561,7 +653,7 @@ export interface operations {
                      * @description Always `Bearer`.
                      * @example Bearer
                      */
-                    "WWW-Authenticate"?: string;
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -576,6 +668,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     /**
                      * @description RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.
                      * @example @1793491200
@@ -605,6 +702,11 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
+                    /**
+                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
+                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
+                     */
+                    "RateLimit-Policy"?: string;
                     /**
                      * @description Seconds to wait before retrying.
                      * @example 1

@@ -1,30 +1,71 @@
-// TOKEN authorizer: `Bearer <key>` → the key's hash in the keys table → Allow on the
-// whole stage, naming the caller by key id. API Gateway caches the answer per token,
-// so the policy must hold for every route, not just the one that asked.
-import { bearerKey } from '../shared/domain/api-keys.ts';
+// TOKEN authorizer: `Bearer <key>` → the key's hash in the keys table → a policy for the
+// whole stage, naming the caller by key id. API Gateway caches the answer per token for
+// every route, so the policy must be right for all of them: it allows the methods the
+// key's scope may invoke and explicitly denies the others (a `read` key's POST is a 403).
+import { type Route, resourcePath, routes } from '../shared/api/routes.ts';
+import {
+  bearerKey,
+  isExpired,
+  type KeyScope,
+  LAST_USE_RESOLUTION_MS,
+  rateLimitPolicy,
+  rateLimitsFromEnv,
+  SCOPE_METHODS,
+} from '../shared/domain/api-keys.ts';
 import { authorizerHandler, KeyRefused } from '../shared/lambda/authorizer-handler.ts';
 import { keysRepository } from '../shared/lambda/services.ts';
 
-/** `arn:…:api-id/stage/METHOD/path` → `arn:…:api-id/stage/*`. */
-const wholeStage = (methodArn: string): string => `${methodArn.split('/', 2).join('/')}/*`;
+/** The stage's limits per key, named in every answer's RateLimit-Policy (stage settings, keyLimits). */
+const limits = rateLimitsFromEnv(process.env);
+const policyHeader = limits && rateLimitPolicy(limits);
+
+/** `arn:…:api-id/stage/METHOD/path` → `arn:…:api-id/stage/`: what every method ARN of the stage starts with. */
+const stagePrefix = (methodArn: string): string => `${methodArn.split('/', 2).join('/')}/`;
+
+/** A route's method ARN pattern: `{petId}` (one path segment) becomes `*`. */
+const routeArn = (stage: string, route: Route): string =>
+  `${stage}${route.method}${resourcePath(route).replace(/\{[^}]+\}/g, '*')}`;
+
+/**
+ * Every route of the route table, allowed when the key's scope has its method and denied
+ * explicitly when not: the one cached policy then answers right for every route.
+ */
+const scopePolicy = (methodArn: string, scope: KeyScope) => {
+  const stage = stagePrefix(methodArn);
+  const [allowed, denied] = [true, false].map((allow) =>
+    routes.filter((r) => SCOPE_METHODS[scope].includes(r.method) === allow).map((r) => routeArn(stage, r)),
+  ) as [string[], string[]];
+  const statement = (Effect: 'Allow' | 'Deny', Resource: string[]) =>
+    Resource.length ? [{ Action: 'execute-api:Invoke', Effect, Resource }] : [];
+  return { Version: '2012-10-17', Statement: [...statement('Allow', allowed), ...statement('Deny', denied)] };
+};
 
 export const handler = authorizerHandler(async (event) => {
   const key = bearerKey(event.authorizationToken);
   if (!key) throw new KeyRefused('malformed');
-  const found = await keysRepository().lookup(key);
+  const keys = keysRepository();
+  const found = await keys.lookup(key);
   if (!found) throw new KeyRefused('unknown');
   if (found.revoked) throw new KeyRefused('revoked', found.keyId);
-  const { keyId, usageKey } = found;
+  if (isExpired(found.expiresAt)) throw new KeyRefused('expired', found.keyId);
+  const { keyId, usageKey, scope } = found;
+  // At most one write per key per LAST_USE_RESOLUTION_MS, however often the cache lets go of it.
+  const now = new Date();
+  if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USE_RESOLUTION_MS) {
+    // A record for `keys list`, not a condition of entry: a key is never refused because it
+    // failed; the log says so (its grant is narrow: infra/constructs/functions.ts).
+    await keys.recordUse(key, now).catch((error: Error) => {
+      console.warn(JSON.stringify({ level: 'WARN', message: 'last use not recorded', keyId, error: error.name }));
+    });
+  }
 
   return {
     principalId: keyId,
     // Which API Gateway API key, so which usage plan limits, count this request (API key
     // source AUTHORIZER). A key without one is refused by API Gateway as having no API key.
     ...(usageKey && { usageIdentifierKey: usageKey }),
-    policyDocument: {
-      Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeStage(event.methodArn) }],
-    },
-    context: { keyId },
+    policyDocument: scopePolicy(event.methodArn, scope),
+    // Handed to the functions (requestContext.authorizer) and to the gateway responses ($context.authorizer).
+    context: { keyId, scope, ...(policyHeader && { rateLimitPolicy: policyHeader }) },
   };
 });

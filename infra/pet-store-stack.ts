@@ -6,15 +6,18 @@ import { type RestApi, Stage, type StageBase } from 'aws-cdk-lib/aws-apigateway'
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api.ts';
 import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
 import { Deployment } from './constructs/deployment.ts';
 import { type FunctionName, Functions } from './constructs/functions.ts';
+import type { ReleaseHook } from './constructs/release-hook.ts';
 import { KeyUsagePlan } from './constructs/usage-plan.ts';
 import { type AlarmDestinations, NO_ALARM_DESTINATIONS } from './monitoring/alarm-destinations.ts';
 import { Monitoring } from './monitoring/monitoring.ts';
+import { Watch } from './monitoring/watch.ts';
 import { STACK_OUTPUTS, type StageSettings } from './stages.ts';
 
 export interface PetStoreStackProps extends StackProps {
@@ -41,6 +44,11 @@ export class PetStoreStack extends Stack {
   readonly functions: Readonly<Record<FunctionName, ApiFunction>>;
   /** Keyed by the table definition's name (shared/dynamodb/tables.ts). */
   readonly tables: Readonly<Record<TableName, TableV2>>;
+  /** Each function's pre-traffic hook (infra/constructs/release-hook.ts). */
+  readonly releaseHooks: Readonly<Record<FunctionName, ReleaseHook>>;
+  /** listPets' paging cursors' HMAC key, and the release checks' probe key. */
+  readonly cursorSecret: ISecret;
+  readonly probeKey: ISecret;
 
   constructor(scope: Construct, id: string, { settings, alarmDestinations, ...props }: PetStoreStackProps) {
     super(scope, id, { terminationProtection: settings.terminationProtection, ...props });
@@ -48,7 +56,9 @@ export class PetStoreStack extends Stack {
 
     const data = new Data(this, 'Data', { settings });
     this.tables = data.tables;
-    this.functions = new Functions(this, 'Functions', { settings, tables: this.tables }).functions;
+    const functions = new Functions(this, 'Functions', { settings, tables: this.tables });
+    this.functions = functions.functions;
+    this.cursorSecret = functions.cursorSecret;
     // API Gateway invokes each function's `live` alias, which a deploy moves (Deployment, below).
     const live = {} as Record<FunctionName, { function: IFunction }>;
     for (const [name, f] of Object.entries(this.functions) as [FunctionName, ApiFunction][])
@@ -64,24 +74,41 @@ export class PetStoreStack extends Stack {
     this.executionLogGroup = api.executionLogGroup;
     const { usagePlan } = new KeyUsagePlan(this, 'KeyLimits', { settings, api: this.api, stage: this.apiStage });
 
+    // The stage by its name, not a reference to it: a reference would make the API alarms depend on
+    // the API deployment, which depends on the functions' live aliases, whose CodeDeploy groups
+    // watch those alarms: a cycle CloudFormation refuses (cfn-lint E3004). Same dimensions.
+    const apiStageByName = Stage.fromStageAttributes(this, 'ApiStageByName', {
+      stageName: settings.stage,
+      restApi: this.api,
+    }) as StageBase;
     // On-call's alarms, dashboard and saved queries (docs/runbook.md), deployed with the stage.
     const monitoring = new Monitoring(this, 'Monitoring', {
       stage: settings.stage,
       alarms: settings.alarms,
+      releaseAlarms: settings.releaseAlarms,
       alarmDestinations: alarmDestinations ?? NO_ALARM_DESTINATIONS,
       alarmDestinationRequired: settings.alarmDestinationRequired,
-      // The stage by its name, not a reference to it: a reference would make the API alarms depend on
-      // the API deployment, which depends on the functions' live aliases, whose CodeDeploy groups
-      // watch those alarms: a cycle CloudFormation refuses (cfn-lint E3004). Same dimensions.
-      apiStage: Stage.fromStageAttributes(this, 'ApiStageByName', {
-        stageName: settings.stage,
-        restApi: this.api,
-      }) as StageBase,
+      apiStage: apiStageByName,
       accessLogGroup: this.accessLogGroup,
       functions: this.functions,
       tables: this.tables,
     });
-    new Deployment(this, 'Deployment', { settings, functions: this.functions, alarms: monitoring.alarms });
+    const deployment = new Deployment(this, 'Deployment', {
+      settings,
+      functions: this.functions,
+      releaseAlarms: monitoring.releaseAlarms,
+    });
+    this.releaseHooks = deployment.hooks;
+    this.probeKey = deployment.probeKey;
+    // The smoke canary and the SLO burn-rate alerts (infra/monitoring/watch.ts). Not CodeDeploy's
+    // rollback alarms: they judge minutes to hours, longer than a deploy's canary window.
+    const watch = new Watch(this, 'Watch', {
+      settings,
+      baseUrl: api.baseUrl,
+      apiStage: apiStageByName,
+      alarmActions: monitoring.alarmActions,
+      dashboard: monitoring.dashboard,
+    });
 
     new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
       key: STACK_OUTPUTS.baseUrl,
@@ -93,10 +120,20 @@ export class PetStoreStack extends Stack {
       description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
       value: this.api.restApiId,
     });
+    new CfnOutput(this, STACK_OUTPUTS.probeKeySecretArn, {
+      key: STACK_OUTPUTS.probeKeySecretArn,
+      description: "The secret that holds the release checks' probe key (docs/deploying.md)",
+      value: deployment.probeKey.secretArn,
+    });
     new CfnOutput(this, STACK_OUTPUTS.usagePlanId, {
       key: STACK_OUTPUTS.usagePlanId,
       description: 'The usage plan the key tool puts each API key in',
       value: usagePlan.usagePlanId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
+      key: STACK_OUTPUTS.canaryKeySecretArn,
+      description: "The secret that holds the smoke canary's read key (docs/deploying.md: the canary's key)",
+      value: watch.canary.keySecret.secretArn,
     });
     for (const [name, key] of Object.entries(TABLE_OUTPUTS) as [TableName, string][]) {
       new CfnOutput(this, key, { key, description: `Name of the ${name} table`, value: this.tables[name].tableName });

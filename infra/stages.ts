@@ -1,7 +1,9 @@
 // Settings shared by every stage, then each deployed stage's own: the one typed place
 // where staging and production differ. No CDK import here: the local server and the key
 // tool load this file too.
-import type { AlarmSettings } from './monitoring/alarm-settings.ts';
+import type { RateLimits } from '../shared/domain/api-keys.ts';
+import type { AlarmSettings, ReleaseAlarmSettings } from './monitoring/alarm-settings.ts';
+import type { CanarySettings, SloSettings } from './monitoring/watch-settings.ts';
 
 /** Every function's timeout: API Gateway's own limit is 29 s, so a slow function is ours to cut. */
 export const FUNCTION_TIMEOUT_SECONDS = 10;
@@ -24,6 +26,10 @@ export const STACK_OUTPUTS = {
   restApiId: 'RestApiId',
   idempotencyTableName: 'IdempotencyTableName',
   usagePlanId: 'UsagePlanId',
+  /** The secret the release checks read the stage's probe key from (docs/deploying.md). */
+  probeKeySecretArn: 'ProbeKeySecretArn',
+  /** The secret the smoke canary reads its key from: the key tool's read key goes there. */
+  canaryKeySecretArn: 'CanaryKeySecretArn',
 } as const;
 
 /** Retention periods (days) that CloudWatch Logs accepts. */
@@ -52,13 +58,7 @@ type LogRetentionDays =
   | 3653;
 
 /** What each API key may do on its own: its usage plan deployed, the local gateway's bucket locally. */
-export interface KeyLimits {
-  /** Steady requests per second, and the bucket that absorbs bursts. */
-  readonly rateLimit: number;
-  readonly burstLimit: number;
-  /** Requests per UTC day; undefined: no quota. */
-  readonly quotaPerDay?: number | undefined;
-}
+export type KeyLimits = RateLimits;
 
 export interface StageSettings {
   readonly stage: DeployedStage;
@@ -100,28 +100,35 @@ export interface StageSettings {
    * when the routes' functions (or any other function of the account) use up the account's
    * concurrency, keys can still be checked; and it caps the authorizer, so that a flood of
    * made-up keys (each one a cache miss) cannot take the routes' concurrency either. At the
-   * measured ~14 ms a check, 50 covers ~3,500 checks/s; with the 300 s cache, a check happens
-   * once per key per 5 minutes (docs/capacity.md). It is taken from the account's pool, which
+   * measured ~14 ms a check, 50 covers ~3,500 checks/s; with the authorizer cache, a check
+   * happens once per key per authorizerCacheTtlSeconds (docs/capacity.md). It is taken from the account's pool, which
    * must keep 100 unreserved: an account whose quota is still the new-account default (10)
    * cannot deploy it until the quota is raised (README: Deploying).
    */
   readonly authorizerReservedConcurrency: number;
+  // ── Releases (infra/constructs/deployment.ts, infra/monitoring/release-alarms.ts, docs/runbook.md: Releases) ──
   /**
-   * How a deploy moves each function's `live` alias to the new version (CodeDeploy):
-   * `allAtOnce`, or a canary that sends `percent` of the traffic to the new version for
-   * `minutes` and rolls back by itself if the stage's error or latency alarms fire meanwhile.
+   * How a deploy moves each function's `live` alias to the new version (CodeDeploy): a canary
+   * that sends `percent` of the traffic to it for `minutes`, then all of it. Every stage takes
+   * this road, so that production is never the first place the deploy path runs. The minutes
+   * must leave the release alarms time to fire (minutesToAlarm, checked at synth).
    */
-  readonly deployment:
-    | { readonly kind: 'allAtOnce' }
-    | { readonly kind: 'canary'; readonly percent: number; readonly minutes: number };
+  readonly deployment: { readonly kind: 'canary'; readonly percent: number; readonly minutes: number };
+  /** The alarms on the new version alone that roll a shift back (alarm-settings.ts). */
+  readonly releaseAlarms: ReleaseAlarmSettings;
   // ── Monitoring (infra/monitoring, docs/runbook.md) ──
   /**
-   * Synth warns loudly when the stage has no alarm destination. Destinations themselves are
-   * set per deploy, not here (infra/monitoring/alarm-destinations.ts, README: Deploying).
+   * A synth without an alarm destination fails (true) or only warns (false). Destinations
+   * themselves are set per deploy, not here (infra/monitoring/alarm-destinations.ts,
+   * docs/deploying.md: Where alarms go).
    */
   readonly alarmDestinationRequired: boolean;
   /** Alarm thresholds and evaluation; every alarm treats missing data as OK. */
   readonly alarms: AlarmSettings;
+  /** The smoke canary: the read-only smoke checks from outside, on a schedule (infra/monitoring/canary.ts). */
+  readonly canary: CanarySettings;
+  /** Service level objectives and their burn-rate alerts (infra/monitoring/slo.ts, docs/runbook.md). */
+  readonly slo: SloSettings;
 }
 
 export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
@@ -138,7 +145,9 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
     // Staging holds test data only: `cdk destroy` removes it all.
     removalPolicy: 'destroy',
-    pointInTimeRecovery: false,
+    // On, as in production: it costs next to nothing on test data, and the runbook's restore
+    // can be rehearsed here before anyone needs it in production.
+    pointInTimeRecovery: true,
     deletionProtection: false,
     terminationProtection: false,
     // Readable stack traces where faults are chased; production keeps the cold starts lean.
@@ -148,10 +157,19 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     functionTracing: true,
     // Few checks; 10 keeps most of a shared account's pool for production.
     authorizerReservedConcurrency: 10,
-    // Staging goes all at once, through the same CodeDeploy path as production, so that a
-    // broken alias or deployment group shows here first.
-    deployment: { kind: 'allAtOnce' },
-    // Staging's alarms may go unread (they still show in CloudWatch and on the dashboard).
+    // The same road as production, shorter: the pre-traffic checks, then 10 % for 5 minutes,
+    // so that a broken hook, alarm or deployment group shows here first.
+    deployment: { kind: 'canary', percent: 10, minutes: 5 },
+    // Little traffic besides the release checks: one breaching minute is enough.
+    releaseAlarms: {
+      datapoints: 1,
+      faultRatePercent: 5,
+      minAnswers: 5,
+      lambdaErrors: 1,
+      refusalRisePoints: 30,
+      minAuthorizations: 5,
+    },
+    // Staging's alarms may go unread (they still show in CloudWatch and on the dashboard): synth warns.
     alarmDestinationRequired: false,
     // ── Monitoring ── Few, irregular requests: a 5-minute period, any breach alarms, so a
     // broken deployment shows before production. Looser latency: cold starts dominate.
@@ -168,6 +186,10 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
       dynamodbSystemErrors: 1,
       authorizerErrors: 1,
     },
+    // ── Watched from outside ── Every 5 minutes like production: staging breaks first.
+    canary: { everyMinutes: 5, failedRunsToAlarm: 2 },
+    // Looser than production: few requests, most of them cold starts (docs/performance.md).
+    slo: { availabilityPercent: 99, latencyPercent: 99, latencyBoundMs: 3000, minRequestsPerWindow: 10 },
   },
   production: {
     stage: 'production',
@@ -192,10 +214,19 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     // request, by its requestId; its cost is within the functions' targets (docs/performance.md).
     functionTracing: true,
     authorizerReservedConcurrency: 50,
-    // 10 % of the traffic on the new version for 5 minutes: with the alarms' 3 of 5 one-minute
-    // periods, a new version that fails 1 in 10 requests fires Api5xxRate (1 %) inside the
-    // window and CodeDeploy returns every alias to the old version.
-    deployment: { kind: 'canary', percent: 10, minutes: 5 },
+    // 10 % of the traffic on the new version for 10 minutes: its release alarms fire within
+    // minutesToAlarm (5) of its first faulty minute, so a fault seen in the first half of the
+    // canary rolls it back before all traffic moves (docs/runbook.md: Releases).
+    deployment: { kind: 'canary', percent: 10, minutes: 10 },
+    // Two breaching minutes in a row: one unlucky minute does not roll back a good release.
+    releaseAlarms: {
+      datapoints: 2,
+      faultRatePercent: 5,
+      minAnswers: 10,
+      lambdaErrors: 1,
+      refusalRisePoints: 30,
+      minAuthorizations: 5,
+    },
     alarmDestinationRequired: true,
     // ── Monitoring ── Minutes, 3 of the last 5 breaching: a lasting problem pages, a blip does not.
     alarms: {
@@ -215,5 +246,32 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
       dynamodbSystemErrors: 1,
       authorizerErrors: 1,
     },
+    // ── Watched from outside ── Two failed runs in a row (10 minutes) alarm: one can be the network.
+    canary: { everyMinutes: 5, failedRunsToAlarm: 2 },
+    // 99.9 %: 43 minutes of full outage a month. Latency: 99 % within 1 s at API Gateway. A warm
+    // request spends milliseconds in its function (docs/capacity.md); a cold start, a few in ten
+    // thousand requests at steady traffic, adds a fraction of a second to the function and again
+    // to the authorizer (docs/performance.md): 1 s holds even for a request that meets both cold.
+    // The p99 alarm (ApiLatencyP99) stays the blunt instrument; this counts every slow request.
+    slo: { availabilityPercent: 99.9, latencyPercent: 99, latencyBoundMs: 1000, minRequestsPerWindow: 20 },
   },
 };
+
+// ── A first deploy that can be retried (docs/deploying.md: The first deploy) ──
+/** CDK context that marks the first deploy of a stage: `cdk deploy PetStore-production -c firstDeploy=true`. */
+export const FIRST_DEPLOY_CONTEXT = 'firstDeploy';
+
+/**
+ * The settings of a stage's first deploy: no termination protection, no deletion protection,
+ * nothing retained. Should the create fail, CloudFormation removes everything it made and the
+ * same command can simply run again (the CDK CLI deletes a stack left in ROLLBACK_COMPLETE
+ * first, which termination protection would refuse; retained, deletion-protected tables and
+ * log groups would stay behind). The next deploy without the flag turns every protection on,
+ * while the tables are still empty.
+ */
+export const firstDeploySettings = (settings: StageSettings): StageSettings => ({
+  ...settings,
+  removalPolicy: 'destroy',
+  deletionProtection: false,
+  terminationProtection: false,
+});

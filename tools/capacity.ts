@@ -3,7 +3,7 @@
 // below. `npm run capacity` prints them for production at 10,000 requests per second;
 // `npm run capacity -- --rate 2500 --stage staging --keys 200` for another case.
 import { parseArgs } from 'node:util';
-import { type DeployedStage, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../infra/stages.ts';
+import { type DeployedStage, FUNCTION_TIMEOUT_SECONDS, type StageSettings, stageSettings } from '../infra/stages.ts';
 
 /** AWS list prices, us-east-1, USD (checked 2026; other regions cost up to ~30 % more). */
 export const PRICES = {
@@ -14,6 +14,12 @@ export const PRICES = {
   dynamodbWritePerMillion: 0.625, // on-demand write request units
   logsPerGb: 0.5, // CloudWatch Logs ingestion
   xrayPerMillionTraces: 5,
+  syntheticsPerRun: 0.0012, // a canary run, whatever its runtime
+  alarmPerMetric: 0.1, // a standard-resolution alarm, per metric it reads (a metric-math alarm: each metric)
+  compositeAlarm: 0.5,
+  secretPerMonth: 0.4,
+  secretsApiPer10k: 0.05,
+  lambdaX86PerGbSecond: 0.0000166667, // the canary's function: Synthetics picks x86_64
 } as const;
 
 /** Service quotas and hard limits the tables below are judged against (per account and region unless said). */
@@ -31,10 +37,8 @@ export const LIMITS = {
 
 /**
  * Mean Lambda duration (ms) of each function, deployed: what the service adds on top of its one
- * DynamoDB call, measured locally (README Performance, p50 of the local stage minus p50 of the bare
- * baseline making the same call: getPet 20.1−15.4, listPets 24.0−18.7, createPet 25.7−18.8), plus
- * an in-region DynamoDB round trip of 8 ms (AWS: single-digit ms; 8 is a mean with its tail).
- * The authorizer: one GetItem and the hash, measured 6.1 ms on a cache miss locally.
+ * DynamoDB call, measured locally (docs/performance.md, Inputs to the capacity plan), plus an
+ * in-region DynamoDB round trip (AWS: single-digit ms; this is a mean with its tail).
  */
 const DYNAMODB_ROUND_TRIP_MS = 8;
 export const DURATIONS_MS = {
@@ -43,12 +47,12 @@ export const DURATIONS_MS = {
   createPet: 6.9 + DYNAMODB_ROUND_TRIP_MS,
   authorizer: 6.1 + DYNAMODB_ROUND_TRIP_MS,
 } as const;
-/** A cold start's extra time: import measured at 94 ms on a 2.5 GHz core (README), plus Lambda's own set-up. */
+/** A cold start's extra time: the import measured (docs/performance.md, Inputs to the capacity plan), plus Lambda's own set-up. */
 export const COLD_START_MS = 250;
 
 /** An animal item: four attributes, a typical name of ~20 characters (at most 200). */
 const ITEM_BYTES = 90;
-/** One request's log lines: access log (~330 B), the function's summary (~420 B), Lambda's START/END/REPORT (~330 B). */
+/** One request's log lines: access log, the function's summary, Lambda's START/END/REPORT (docs/performance.md). */
 const LOG_BYTES_PER_REQUEST = 1_080;
 /** X-Ray's default sampling: the first request each second, then 5 %. */
 const XRAY_SAMPLED = 0.05;
@@ -124,6 +128,31 @@ export const shardedPage = (shards: number, pageSize = 20) => ({
   readUnits: shards * readUnits(pageSize + 1),
 });
 
+/** A month, for the fixed monthly costs: 30 days. */
+const MINUTES_PER_MONTH = 30 * 24 * 60;
+/** A canary run of the read-only smoke checks: ~30 requests in a few seconds, on 1,000 MB (Synthetics' default). */
+const CANARY_RUN_SECONDS = 5;
+const CANARY_MEMORY_GB = 1000 / 1024;
+
+/**
+ * What watching one stage from outside costs a month, whatever its traffic: the smoke canary
+ * (runs, its function's time, its key's secret) and the alarms of infra/monitoring/canary.ts
+ * and slo.ts (each SLO alert: a long and a short window of two metrics each, and a composite).
+ */
+export const watchCostPerMonth = ({ canary }: Pick<StageSettings, 'canary'>) => {
+  const runs = MINUTES_PER_MONTH / canary.everyMinutes;
+  const sloAlerts = 2 * 2; // availability and latency, each a fast and a slow burn
+  const items = {
+    'canary runs': runs * PRICES.syntheticsPerRun,
+    "canary's function": runs * CANARY_RUN_SECONDS * CANARY_MEMORY_GB * PRICES.lambdaX86PerGbSecond,
+    "canary key's secret": PRICES.secretPerMonth + (runs / 10_000) * PRICES.secretsApiPer10k,
+    'canary alarm': PRICES.alarmPerMetric,
+    'SLO window alarms (2 per alert, 2 metrics each)': sloAlerts * 2 * 2 * PRICES.alarmPerMetric,
+    'SLO alerts (composite alarms)': sloAlerts * PRICES.compositeAlarm,
+  };
+  return { runs, items, total: Object.values(items).reduce((sum, usd) => sum + usd, 0) };
+};
+
 const format = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -174,4 +203,12 @@ if (import.meta.main) {
   console.log(
     `byStatus: ${format(creates)} creates/s in one status need ${shards} shards (≤ 70 % of 1,000 WCU each); a filtered page then costs ${page.queries} Queries and ${format(page.readUnits, 1)} RCU instead of 1 and ${format(shardedPage(1).readUnits, 1)}.`,
   );
+  const watch = watchCostPerMonth(settings);
+  console.log(
+    `\nWatching ${settings.stage} from outside, per month (${format(watch.runs)} canary runs, every ${settings.canary.everyMinutes} min):\n`,
+  );
+  console.log('| item | USD per month |');
+  console.log('|---|---|');
+  for (const [item, usd] of Object.entries(watch.items)) console.log(`| ${item} | ${format(usd, 2)} |`);
+  console.log(`| **total** | **${format(watch.total, 2)}** |`);
 }

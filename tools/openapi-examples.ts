@@ -3,6 +3,7 @@
 // response table, headers from the route table. So an example says what the service says;
 // test/unit/openapi-examples.test.ts checks each one against its schema in the document.
 import type * as z from 'zod/mini';
+import { stageSettings } from '../infra/stages.ts';
 import {
   GatewayTimeoutError,
   HttpError,
@@ -16,6 +17,7 @@ import {
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../shared/api/gateway-responses.ts';
 import { API_VERSION_PATH, route } from '../shared/api/routes.ts';
 import { ListPetsQuery, NewPet, type Pet, PetIdParams } from '../shared/api/schemas.ts';
+import { rateLimitPolicy } from '../shared/domain/api-keys.ts';
 import { createCursorCodec } from '../shared/domain/cursor.ts';
 import { contractError } from '../shared/lambda/idempotency.ts';
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
@@ -37,6 +39,8 @@ export const headerExamples = {
   location: `${API_VERSION_PATH}/pets/1`,
   idempotencyKey: '5f0c6a2e-8d41-4b7a-9e3f-2c1d0b9a8e77',
   nextLink: `<${API_VERSION_PATH}/pets?limit=2&cursor=${CURSOR}>; rel="next"`,
+  /** Production's limits per key, as the authorizer names them. */
+  rateLimitPolicy: rateLimitPolicy(stageSettings.production.keyLimits),
 };
 
 export const parameterExamples = {
@@ -123,7 +127,8 @@ export const errorExamples = {
   unprocessableEntity: {
     otherBody: fromError('The key was used with another body', idempotencyRefusal('IdempotencyValidationError')),
   },
-  unauthorized: { key: fromGateway('Key missing, unknown or revoked', 'UNAUTHORIZED') },
+  unauthorized: { key: fromGateway('Key missing, unknown, revoked or expired', 'UNAUTHORIZED') },
+  forbidden: { readKey: fromGateway('A read key on POST /pets', 'ACCESS_DENIED') },
   tooManyRequests: { throttled: fromGateway('Over the limit', 'THROTTLED') },
   internalError: { fault: fromGateway('A fault of ours', 'DEFAULT_5XX') },
   badGateway: { crashed: fromGateway('The function crashed', 'INTEGRATION_FAILURE') },

@@ -1,6 +1,6 @@
 // The reference's opening text (the document's info.description, Markdown): what holds for
 // every operation, which the operations' own entries would otherwise each repeat.
-import { RETRY_AFTER_SECONDS } from '../shared/api/errors.ts';
+import { ERRORS, RETRY_AFTER_SECONDS } from '../shared/api/errors.ts';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_WINDOW_SECONDS,
@@ -10,43 +10,42 @@ import { route } from '../shared/api/routes.ts';
 import type { ErrorCode } from '../shared/api/schemas.ts';
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 
-/** Every code of the Error body (typed: a new code is not documented until it has a row). */
-const errorCodes: Record<ErrorCode, { status: number; when: string }> = {
+/** When each code of the Error body is answered (typed: a new code is not documented until it has a row). */
+const errorCodes: Record<ErrorCode, { when: string }> = {
   BAD_REQUEST: {
-    status: 400,
     when: 'A query parameter, path parameter, cursor or body is malformed or out of range; `details` names each field.',
   },
   UNAUTHORIZED: {
-    status: 401,
-    when: 'The key is missing, malformed, unknown or revoked. Carries `WWW-Authenticate: Bearer`.',
+    when: 'The key is missing, malformed, unknown, revoked or expired. Carries `WWW-Authenticate: Bearer`.',
+  },
+  FORBIDDEN: {
+    when: 'A valid key whose scope does not allow the operation: a `read` key on `POST /pets`.',
   },
   NOT_FOUND: {
-    status: 404,
     when: 'No animal has that id; also any path or method that is not one of the operations (answered before the key is checked).',
   },
-  PAYLOAD_TOO_LARGE: { status: 413, when: `The request body is larger than ${MAX_BODY_BYTES} bytes.` },
+  PAYLOAD_TOO_LARGE: { when: `The request body is larger than ${MAX_BODY_BYTES} bytes.` },
   UNSUPPORTED_MEDIA_TYPE: {
-    status: 415,
     when: '`POST /pets` whose `Content-Type` is not `application/json`, or whose charset is not `utf-8`.',
   },
   TOO_MANY_REQUESTS: {
-    status: 429,
     when: 'The key’s own rate, burst or daily quota, or the stage’s throttling limit, was exceeded. Carries `Retry-After`.',
   },
   CONFLICT: {
-    status: 409,
     when: 'A `POST /pets` whose `Idempotency-Key` is still being processed by an earlier request. Carries `Retry-After`.',
   },
-  UNPROCESSABLE_ENTITY: { status: 422, when: 'An `Idempotency-Key` reused with a different body.' },
-  INTERNAL_ERROR: { status: 500, when: 'A fault of ours. The message says only that; quote the `requestId`.' },
-  BAD_GATEWAY: { status: 502, when: 'The function failed before answering (crashed or answered invalidly).' },
-  SERVICE_UNAVAILABLE: { status: 503, when: 'The database is throttling or unreachable. Carries `Retry-After`.' },
-  GATEWAY_TIMEOUT: { status: 504, when: 'The function did not answer in time.' },
+  UNPROCESSABLE_ENTITY: { when: 'An `Idempotency-Key` reused with a different body.' },
+  INTERNAL_ERROR: { when: 'A fault of ours. The message says only that; quote the `requestId`.' },
+  BAD_GATEWAY: { when: 'The function failed before answering (crashed or answered invalidly).' },
+  SERVICE_UNAVAILABLE: { when: 'The database is throttling or unreachable. Carries `Retry-After`.' },
+  GATEWAY_TIMEOUT: { when: 'The function did not answer in time.' },
 };
 
-const errorTable = Object.entries(errorCodes)
-  .sort(([, a], [, b]) => a.status - b.status)
-  .map(([code, { status, when }]) => `| ${status} | \`${code}\` | ${when} |`)
+// Statuses from the error model (shared/api/errors.ts), the one place they are stated.
+const errorTable = (Object.entries(errorCodes) as [ErrorCode, { when: string }][])
+  .map(([code, { when }]) => ({ status: ERRORS[code].status, code, when }))
+  .sort((a, b) => a.status - b.status)
+  .map(({ status, code, when }) => `| ${status} | \`${code}\` | ${when} |`)
   .join('\n');
 
 const getPet = route('getPet');
@@ -56,7 +55,9 @@ export const guide = `A catalogue of animals: list them, add one, and fetch one 
 
 ## Authentication
 Every operation needs an API key from the key tool (\`pet_…\`), sent as \`Authorization: Bearer <key>\`.
-Without a valid one the answer is 401 \`UNAUTHORIZED\` with \`WWW-Authenticate: Bearer\`.
+Without a valid one the answer is 401 \`UNAUTHORIZED\` with \`WWW-Authenticate: Bearer\`. A key may expire
+(from then on it is a 401 too) and has a scope: \`write\` keys may call every operation, \`read\` keys the \`GET\`
+operations only (their \`POST /pets\` is 403 \`FORBIDDEN\`).
 
 ## Responses
 Bodies are JSON (\`Content-Type: application/json\`). Every response carries \`x-amzn-RequestId\`, the request's id.
@@ -79,6 +80,9 @@ ${errorTable}
 Each key has its own request rate and burst, and may have a daily quota; the stage has an overall throttle. Over a
 limit the answer is 429 \`TOO_MANY_REQUESTS\`, and 503 \`SERVICE_UNAVAILABLE\` when the database is briefly
 unavailable; both carry \`Retry-After\` (seconds, ${RETRY_AFTER_SECONDS} today): wait that long, then retry.
+Every answer of an operation carries \`RateLimit-Policy\` (draft-ietf-httpapi-ratelimit-headers), naming your key's
+limits as quota policies, \`q\` requests per \`w\` seconds: e.g. \`"burst";q=100;w=1, "steady";q=50;w=1,
+"daily";q=2000000;w=86400\`.
 
 ## Safe retries
 \`POST /pets\` takes an optional \`${IDEMPOTENCY_KEY_HEADER}\` header (1–255 visible ASCII characters; a new one for each

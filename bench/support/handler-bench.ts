@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLING_BANNER } from '../../infra/constructs/api-function.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
-import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import { dynamodbEnvironment, LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
@@ -103,8 +103,7 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
   const dynamodb = await startEmbeddedDynamoDB(work);
   await ensureTables(dynamodb.endpoint);
   await seedPets(dynamodb.endpoint, 0, SEEDED);
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamodb.endpoint;
-  Object.assign(process.env, LOCAL_AWS_ENV);
+  Object.assign(process.env, dynamodbEnvironment(dynamodb.endpoint));
   const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
 
   const bundles = Object.fromEntries(
@@ -143,9 +142,8 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
   // What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed.
   const environment = (name: FunctionName, tracing: Tracing): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
-    ...LOCAL_AWS_ENV,
+    ...dynamodbEnvironment(dynamodb.endpoint),
     AWS_DEFAULT_REGION: LOCAL_AWS_ENV.AWS_REGION,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
     AWS_LAMBDA_FUNCTION_NAME: `petstore-staging-${name}`,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',

@@ -1,9 +1,13 @@
-// bench/results.json and the printed tables, every figure set against its target
-// (issue 9's targets for the server and the handlers; the listing's from before).
-import type { AuthorizerFigures } from './authorizer.ts';
-import type { CompareOptions, Comparison, SideFigures } from './compare.ts';
+// bench/results.json and the printed tables, every figure set against its target.
 import type { HandlerFigures } from './handler-bench.ts';
 import { describeMachine, type MachineInfo } from './machine.ts';
+import {
+  type Comparison,
+  dynamodbPerRequest,
+  type LoadOptions,
+  type SideFigures,
+  type Spread,
+} from './side-by-side.ts';
 import { round, table, verdict } from './stats.ts';
 
 const TARGETS = {
@@ -15,117 +19,57 @@ const TARGETS = {
   /** getPet on one connection: p50 over the bare server's, in ms. */
   singleP50DeltaMs: 0.5,
   handlerCpuRatioAtMost: 1.15,
-  authorizerRequestsPerMiss: 1,
   filteredP50RatioLargeToSmall: 1.2,
 } as const;
 
-export interface ServerPart {
-  comparisons: Comparison[];
-  single: Comparison;
-  /** Lines and bytes the server prints per request, at its default level. */
-  output: { lines: number; bytes: number };
-  authorizer: AuthorizerFigures;
-}
-
 export interface ReportInput {
   machine: MachineInfo;
-  options: CompareOptions;
-  scalingOptions: CompareOptions;
-  server?: ServerPart | undefined;
+  quick: boolean;
+  load: LoadOptions;
+  scalingLoad: LoadOptions;
+  server?: Comparison[] | undefined;
   handlers?: HandlerFigures[] | undefined;
-  scaling?: { seeding: Record<'small' | 'large', { animals: number; ms: number }>; scaling: Comparison[] } | undefined;
+  scaling?: { animals: number[]; seedingMs: number; comparisons: Comparison[] } | undefined;
 }
 
-/** Every DynamoDB request per API request, whatever the table. */
-const requestsPerRequest = (side: SideFigures): number =>
-  round(
-    Object.values(side.dynamodbRequestsPerRequest).reduce((sum, n) => sum + n, 0),
-    3,
-  );
+/** `median (min–max)` */
+const s = (figure: Spread) =>
+  figure.min === figure.max ? `${figure.median}` : `${figure.median} (${figure.min}–${figure.max})`;
 
-const buildResults = (input: ReportInput) => {
-  const targets: Array<{ figure: string; target: string; measured: number; met: boolean }> = [];
+const targets = ({ server, handlers, scaling }: ReportInput) => {
+  const checks: Array<{ figure: string; target: string; measured: number; met: boolean }> = [];
   const check = (figure: string, target: string, measured: number, met: boolean) =>
-    targets.push({ figure, target, measured, met });
-  const { server, handlers, scaling } = input;
-
-  if (server) {
-    for (const c of server.comparisons) {
-      const operation = c.name.split(' ')[0] as keyof typeof TARGETS.dynamodbRequests;
-      const limit = TARGETS.dynamodbRequests[operation];
-      const measured = requestsPerRequest(c.measured);
-      check(
-        `${c.name}: DynamoDB requests per API request`,
-        operation === 'createPet' ? `≤ ${limit}` : `${limit.toFixed(2)}`,
-        measured,
-        round(measured, 2) <= limit,
-      );
-      check(
-        `${c.name}: req/s ÷ bare`,
-        `≥ ${TARGETS.rpsRatioAtLeast}`,
-        c.rpsRatio,
-        c.rpsRatio >= TARGETS.rpsRatioAtLeast,
-      );
-      check(`${c.name}: p99 ÷ bare`, `≤ ${TARGETS.p99RatioAtMost}`, c.p99Ratio, c.p99Ratio <= TARGETS.p99RatioAtMost);
-      check(
-        `${c.name}: CPU per request ÷ bare`,
-        `≤ ${TARGETS.cpuRatioAtMost}`,
-        c.cpuRatio,
-        c.cpuRatio <= TARGETS.cpuRatioAtMost,
-      );
+    checks.push({ figure, target, measured, met });
+  for (const c of server ?? []) {
+    const name = `${c.name}, ${c.connections} conn.`;
+    if (c.connections === 1) {
+      const delta = round(c.measured.p50.median - c.reference.p50.median);
+      check(`${name}: p50 − bare p50 (ms)`, `≤ +${TARGETS.singleP50DeltaMs}`, delta, delta <= TARGETS.singleP50DeltaMs);
+      continue;
     }
-    const delta = round(server.single.measured.p50 - server.single.reference.p50, 2);
+    const limit = TARGETS.dynamodbRequests[c.name.split(' ')[0] as keyof typeof TARGETS.dynamodbRequests];
+    const requests = dynamodbPerRequest(c.measured);
+    check(`${name}: DynamoDB requests per API request`, `≤ ${limit}`, requests, round(requests) <= limit);
+    const { rps, p99, cpu } = c.ratio;
+    check(`${name}: req/s ÷ bare`, `≥ ${TARGETS.rpsRatioAtLeast}`, rps.median, rps.median >= TARGETS.rpsRatioAtLeast);
+    check(`${name}: p99 ÷ bare`, `≤ ${TARGETS.p99RatioAtMost}`, p99.median, p99.median <= TARGETS.p99RatioAtMost);
     check(
-      'getPet, 1 connection: p50 − bare p50 (ms)',
-      `≤ +${TARGETS.singleP50DeltaMs}`,
-      delta,
-      delta <= TARGETS.singleP50DeltaMs,
-    );
-    check(
-      'authorizer: DynamoDB requests per cache miss',
-      `≤ ${TARGETS.authorizerRequestsPerMiss}`,
-      server.authorizer.keysTableRequestsPerMiss,
-      server.authorizer.keysTableRequestsPerMiss <= TARGETS.authorizerRequestsPerMiss,
+      `${name}: CPU/request ÷ bare`,
+      `≤ ${TARGETS.cpuRatioAtMost}`,
+      cpu.median,
+      cpu.median <= TARGETS.cpuRatioAtMost,
     );
   }
   // The target is tracing off; with the Tracer on, sampled and unsampled are reported beside it.
-  for (const h of (handlers ?? []).filter((figures) => figures.tracing === 'off')) {
-    check(
-      `${h.function} alone: CPU per invocation ÷ floor`,
-      `≤ ${TARGETS.handlerCpuRatioAtMost}`,
-      h.cpuRatio,
-      h.cpuRatio <= TARGETS.handlerCpuRatioAtMost,
-    );
+  for (const h of (handlers ?? []).filter((f) => f.tracing === 'off')) {
+    const limit = TARGETS.handlerCpuRatioAtMost;
+    check(`${h.function} alone: CPU per invocation ÷ floor`, `≤ ${limit}`, h.cpuRatio, h.cpuRatio <= limit);
   }
-  for (const c of scaling?.scaling.filter((s) => s.name.endsWith('local stage')) ?? []) {
-    check(
-      `${c.name.replace(': local stage', '')}: p50 at 100,000 ÷ p50 at 1,000`,
-      `≤ ${TARGETS.filteredP50RatioLargeToSmall}`,
-      c.p50Ratio,
-      c.p50Ratio <= TARGETS.filteredP50RatioLargeToSmall,
-    );
+  for (const c of scaling?.comparisons ?? []) {
+    const limit = TARGETS.filteredP50RatioLargeToSmall;
+    check(`${c.name}: p50, large ÷ small table`, `≤ ${limit}`, c.ratio.p50.median, c.ratio.p50.median <= limit);
   }
-  const all = [...(server ? [...server.comparisons, server.single] : []), ...(scaling?.scaling ?? [])];
-  return {
-    measuredAt: new Date().toISOString(),
-    machine: input.machine,
-    options: { server: input.options, scaling: input.scalingOptions },
-    server,
-    handlers,
-    scaling,
-    targets,
-    failedRequests:
-      all.reduce((sum, c) => sum + c.reference.failed + c.measured.failed, 0) +
-      (server?.authorizer.unexpectedStatuses ?? 0),
-  };
-};
-type Results = ReturnType<typeof buildResults>;
-
-/** Prints the tables and returns what goes into bench/results.json. */
-export const report = (input: ReportInput): Results => {
-  const results = buildResults(input);
-  print(input, results);
-  return results;
+  return checks;
 };
 
 const handlersTable = (figures: HandlerFigures[]): string =>
@@ -160,113 +104,57 @@ const handlersTable = (figures: HandlerFigures[]): string =>
     ]),
   ]);
 
-const print = (input: ReportInput, results: Results) => {
+/** Per comparison three rows: the measured side, the reference side, and measured ÷ reference. */
+const comparisonTable = (comparisons: Comparison[], [measured, reference]: [string, string]) =>
+  table([
+    ['', 'conn.', '', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'DynamoDB/req'],
+    ...comparisons.flatMap((c) => {
+      const row = (side: SideFigures) => [
+        s(side.rps),
+        s(side.p50),
+        s(side.p99),
+        s(side.cpuMsPerRequest),
+        dynamodbPerRequest(side),
+      ];
+      return [
+        [c.name, c.connections, measured, ...row(c.measured)],
+        ['', '', reference, ...row(c.reference)],
+        ['', '', 'ratio', s(c.ratio.rps), s(c.ratio.p50), s(c.ratio.p99), s(c.ratio.cpu), ''],
+      ];
+    }),
+  ]);
+
+/** Prints the tables and returns what goes into bench/results.json. */
+export const report = (input: ReportInput) => {
+  const { load, server, handlers, scaling } = input;
+  const checks = targets(input);
+  const comparisons = [...(server ?? []), ...(scaling?.comparisons ?? [])];
+  const failedRequests = comparisons.reduce((sum, c) => sum + c.reference.failed + c.measured.failed, 0);
   const out = (text = '') => process.stdout.write(`${text}\n`);
-  const perRound = (ratios: number[]) => ratios.join(' ');
-  const { options, server, handlers, scaling } = input;
   out(`\nMachine: ${describeMachine(input.machine)}`);
+  if (server || scaling)
+    out(
+      `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side, alternating (range).`,
+    );
   if (server) {
-    out(
-      `\n1. npm start (its defaults) against a bare one-call server, each its own process and embedded DynamoDB: ` +
-        `${options.rounds} rounds of ${options.roundMs} ms per side, alternating; ratios are medians over rounds.`,
-    );
-    out(
-      'CPU: the server process, its embedded DynamoDB included. DDB: requests per API request on the wire, key lookups included.',
-    );
-    out(
-      table([
-        [
-          'route',
-          'conns',
-          'req/s',
-          'p50 ms',
-          'p99 ms',
-          'CPU ms/req',
-          'bare req/s',
-          'bare p50',
-          'bare p99',
-          'bare CPU',
-          'req/s ratio',
-          'p99 ratio',
-          'CPU ratio',
-          'DDB/req',
-          'bare DDB/req',
-          'p99 ratio per round',
-        ],
-        ...[...server.comparisons, server.single].map((c) => [
-          c.name.replace(', 1 connection', ''),
-          c === server.single ? 1 : options.concurrency,
-          c.measured.requestsPerSecond,
-          c.measured.p50,
-          c.measured.p99,
-          c.measured.cpuMsPerRequest,
-          c.reference.requestsPerSecond,
-          c.reference.p50,
-          c.reference.p99,
-          c.reference.cpuMsPerRequest,
-          c.rpsRatio,
-          c.p99Ratio,
-          c.cpuRatio,
-          requestsPerRequest(c.measured),
-          requestsPerRequest(c.reference),
-          perRound(c.p99RatioPerRound),
-        ]),
-      ]),
-    );
-    out(
-      `Printed per request (sequential getPets, default LOG_LEVEL): ${server.output.lines} lines, ${server.output.bytes} bytes`,
-    );
-    const { authorizer } = server;
-    out(
-      `Authorizer (${authorizer.misses} new keys, one request each, then again): key lookups per cache miss ${authorizer.keysTableRequestsPerMiss}, ` +
-        `per hit ${authorizer.keysTableRequestsPerHit}, per unknown key ${authorizer.keysTableRequestsPerUnknownKey}; p50 miss ${authorizer.missP50} ms, hit ${authorizer.hitP50} ms`,
-    );
+    out('\n1. npm start (its defaults) against the bare one-call server; DDB/req: DynamoDB requests on the wire');
+    out(comparisonTable(server, ['npm start', 'bare']));
   }
   if (handlers) {
-    out(
-      '\n2. Each handler alone, warm, in its own process, against the floor (a bare handler making the same DynamoDB call);',
-    );
-    out('   both bundled as deployed, same embedded DynamoDB; per invocation, medians over rounds');
+    out('\n2. Each handler alone, warm, against the floor; per invocation, medians over rounds');
     out(handlersTable(handlers));
   }
   if (scaling) {
-    out(
-      `\n3. Filtered listing (status, limit 20): 100,000 animals against 1,000, side by side (in-process stages; seeding 100,000 took ${Math.round(scaling.seeding.large.ms)} ms)`,
-    );
-    out(
-      table([
-        [
-          'listing',
-          'p50 1k',
-          'p50 100k',
-          'p50 ratio',
-          'p50 ratio per round',
-          'p99 1k',
-          'p99 100k',
-          'CPU ms/req 1k',
-          'CPU 100k',
-        ],
-        ...scaling.scaling.map((c) => [
-          c.name,
-          c.reference.p50,
-          c.measured.p50,
-          c.p50Ratio,
-          perRound(c.p50RatioPerRound),
-          c.reference.p99,
-          c.measured.p99,
-          c.reference.cpuMsPerRequest,
-          c.measured.cpuMsPerRequest,
-        ]),
-      ]),
-    );
+    out(`\n3. Filtered listing: ${scaling.animals[1]} animals (measured) against ${scaling.animals[0]} (reference)`);
+    out(comparisonTable(scaling.comparisons, ['large', 'small']));
   }
   out('\nTargets:');
   out(
     table([
       ['figure', 'target', 'measured', ''],
-      ...results.targets.map((t) => [t.figure, t.target, t.measured, verdict(t.met)]),
+      ...checks.map((t) => [t.figure, t.target, t.measured, verdict(t.met)]),
     ]),
   );
-  if (results.failedRequests > 0)
-    out(`\n${results.failedRequests} requests FAILED: the figures above are not to be trusted`);
+  if (failedRequests > 0) out(`\n${failedRequests} requests FAILED: the figures above are not to be trusted`);
+  return { measuredAt: new Date().toISOString(), ...input, targets: checks, failedRequests };
 };

@@ -10,7 +10,7 @@ import {
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { Pet, PetStatus } from '../../shared/api/schemas.ts';
 import { petsTable } from '../../shared/dynamodb/tables.ts';
-import { inParallel } from '../../test/support/http-load.ts';
+import { inParallel } from '../../tools/harness/http-client.ts';
 
 /** Seeded ids live far above the ids the service hands out, so creates never collide with them. */
 export const SEED_FIRST_ID = 1_000_000_000;

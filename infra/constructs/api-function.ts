@@ -5,10 +5,10 @@
 // moves to the new version (infra/constructs/deployment.ts).
 
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias, Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Alias, Architecture, Runtime, Tracing, type Version } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS, type StageSettings } from '../stages.ts';
@@ -38,6 +38,24 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   'node:http': `./${LAMBDA_NODE_HTTP_ENTRY}`,
 };
 
+/** How every Lambda bundle of the stack is built: the route functions, the authorizer, the release hooks. */
+export const lambdaBundling = (): BundlingOptions => ({
+  format: OutputFormat.ESM,
+  mainFields: ['module', 'main'],
+  banner: BUNDLING_BANNER,
+  minify: true,
+  // Maps name the source file and line of a stack frame; the sources themselves stay out
+  // of the package, which keeps it small and the code out of the map.
+  sourceMap: true,
+  sourcesContent: false,
+  // The SDK version we test with, not whichever the runtime happens to carry.
+  bundleAwsSDK: true,
+  // Its credential chain reduced to the environment, node:http's facade left out (LAMBDA_ALIASES).
+  esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
+  forceDockerBundling: false,
+  logLevel: LogLevel.WARNING,
+});
+
 export interface ApiFunctionProps {
   /** The entry file, relative to the repository root (shared/api/routes.ts). */
   readonly entry: string;
@@ -57,6 +75,8 @@ export class ApiFunction extends Construct {
   readonly role: Role;
   /** `live`: what API Gateway invokes; a deploy moves it to the new version. */
   readonly alias: Alias;
+  /** The version this deploy publishes: what the release alarms and the pre-traffic check watch. */
+  readonly version: Version;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     const { entry, description, settings, environment, reservedConcurrency } = props;
@@ -89,26 +109,14 @@ export class ApiFunction extends Construct {
       // each DynamoDB call's inside when the stage traces functions (shared/observability/xray.ts);
       // Lambda grants the role the two X-Ray calls.
       tracing: Tracing.ACTIVE,
+      // A deploy publishes a new version and leaves the old ones: the manual rollback
+      // (docs/runbook.md: Roll back) points `live` back at the previous one, which must exist.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       environment: {
         ...environment,
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: BUNDLING_BANNER,
-        minify: true,
-        // Maps name the source file and line of a stack frame; the sources themselves stay out
-        // of the package, which keeps it small and the code out of the map.
-        sourceMap: true,
-        sourcesContent: false,
-        // The SDK version we test with, not whichever the runtime happens to carry.
-        bundleAwsSDK: true,
-        // Its credential chain reduced to the environment, node:http's facade left out (LAMBDA_ALIASES).
-        esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-      },
+      bundling: lambdaBundling(),
     });
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
@@ -124,11 +132,18 @@ export class ApiFunction extends Construct {
     });
 
     // A new version whenever the code or configuration changes (currentVersion hashes both).
-    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.function.currentVersion });
+    this.version = this.function.currentVersion;
+    this.alias = new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.version });
   }
 
   /** Allows exactly `actions` on exactly `resources`: never a wildcard action. */
-  allow(actions: readonly string[], resources: readonly string[]): void {
-    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources: [...resources] }));
+  allow(
+    actions: readonly string[],
+    resources: readonly string[],
+    conditions?: Readonly<Record<string, Record<string, unknown>>>,
+  ): void {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...actions], resources: [...resources], ...(conditions && { conditions }) }),
+    );
   }
 }

@@ -1,55 +1,64 @@
 // Safe deploys: CodeDeploy moves each function's `live` alias (api-function.ts) to the version
-// a deploy publishes, as the stage settings say: all at once (staging) or a canary (production)
-// that rolls back by itself when one of the stage's error or latency alarms fires during the
-// shift. CloudFormation starts the shift through the alias's UpdatePolicy and waits for it:
-// a rolled-back shift fails the deploy, and CloudFormation rolls the stack back (README: Roll back).
-import { Duration, Validations } from 'aws-cdk-lib';
-import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+// a deploy publishes. First the function's pre-traffic hook (release-hook.ts) invokes the new
+// version with the release checks; then a canary sends a share of the traffic to it for some
+// minutes, then all of it. A failed check or a release alarm firing on the new version
+// (infra/monitoring/release-alarms.ts) rolls the alias back. CloudFormation starts the shift
+// through the alias's UpdatePolicy and waits for it: a rolled-back shift fails the deploy, and
+// CloudFormation rolls the stack back (docs/runbook.md: Releases).
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
-  type ILambdaDeploymentConfig,
   LambdaApplication,
   LambdaDeploymentConfig,
   LambdaDeploymentGroup,
   TimeBasedCanaryTrafficRouting,
 } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { minutesToAlarm } from '../monitoring/alarm-settings.ts';
+import type { ReleaseAlarms } from '../monitoring/release-alarms.ts';
 import { type StageSettings, stackName } from '../stages.ts';
 import type { ApiFunction } from './api-function.ts';
 import type { FunctionName } from './functions.ts';
-
-/** The alarms (by construct id, infra/monitoring/alarms.ts) that stop a shift: the stage's, and the function's own. */
-export const rollbackAlarmIds = (name: FunctionName): string[] => [
-  'Api5xxRate',
-  'ApiLatencyP99',
-  name === 'authorizer' ? 'AuthorizerErrors' : `LambdaErrors-${name}`,
-];
+import { ReleaseHook } from './release-hook.ts';
 
 export interface DeploymentProps {
   readonly settings: StageSettings;
   readonly functions: Readonly<Record<FunctionName, ApiFunction>>;
-  /** Every alarm of the stage; each deployment group watches those of rollbackAlarmIds. */
-  readonly alarms: readonly IAlarm[];
+  /** Each function's alarms on its new version: its deployment group rolls back when one fires. */
+  readonly releaseAlarms: ReleaseAlarms;
 }
 
 export class Deployment extends Construct {
   readonly groups: Readonly<Record<FunctionName, LambdaDeploymentGroup>>;
+  readonly hooks: Readonly<Record<FunctionName, ReleaseHook>>;
+  /**
+   * The stage's probe key: a `read` key the authorizer's checks must see let in. The stack makes
+   * the secret; an operator issues the key and puts it in (docs/deploying.md: The release probe
+   * key), so that no key exists that the keys tool did not issue and cannot list or revoke.
+   */
+  readonly probeKey: Secret;
 
-  constructor(scope: Construct, id: string, { settings, functions, alarms }: DeploymentProps) {
+  constructor(scope: Construct, id: string, { settings, functions, releaseAlarms }: DeploymentProps) {
     super(scope, id);
     const name = stackName(settings.stage);
-    const application = new LambdaApplication(this, 'Application', { applicationName: name });
     const { deployment } = settings;
-    const config: ILambdaDeploymentConfig =
-      deployment.kind === 'allAtOnce'
-        ? LambdaDeploymentConfig.ALL_AT_ONCE
-        : new LambdaDeploymentConfig(this, 'Canary', {
-            deploymentConfigName: `${name}-Canary${deployment.percent}Percent${deployment.minutes}Minutes`,
-            trafficRouting: new TimeBasedCanaryTrafficRouting({
-              percentage: deployment.percent,
-              interval: Duration.minutes(deployment.minutes),
-            }),
-          });
+    // The arithmetic of docs/runbook.md (Releases): a canary that ends before its alarms can fire
+    // sends every request to a faulty version unwatched.
+    const needed = minutesToAlarm(settings.releaseAlarms);
+    if (deployment.minutes <= needed) {
+      throw new Error(
+        `${name}: a ${deployment.minutes}-minute canary ends before its release alarms can fire (${needed} minutes)`,
+      );
+    }
+    const application = new LambdaApplication(this, 'Application', { applicationName: name });
+    const config = new LambdaDeploymentConfig(this, 'Canary', {
+      deploymentConfigName: `${name}-Canary${deployment.percent}Percent${deployment.minutes}Minutes`,
+      trafficRouting: new TimeBasedCanaryTrafficRouting({
+        percentage: deployment.percent,
+        interval: Duration.minutes(deployment.minutes),
+      }),
+    });
 
     // One role for the four groups. CodeDeploy adds AWS's policy for Lambda deployments to it.
     const role = new Role(this, 'Role', {
@@ -64,24 +73,53 @@ export class Deployment extends Construct {
         'miss what CodeDeploy needs next; nothing of it reaches the tables or the keys.',
     });
 
-    const byId = new Map(alarms.map((alarm) => [alarm.node.id, alarm]));
+    this.probeKey = new Secret(this, 'ProbeKey', {
+      description: `The release checks' probe key of ${name}: a read key (docs/deploying.md)`,
+      // A placeholder until an operator puts the issued key in: not a key, so the checks say so.
+      generateSecretString: { passwordLength: 32, excludePunctuation: true, excludeUppercase: true },
+      // It holds a key of the keys table, which outlives the secret: revoke the key, not the secret.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.probeKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'It holds an API key that only the release checks use, issued and revoked with the keys tool: rotating it is ' +
+        '`keys rotate` and a put-secret-value (docs/deploying.md), not a Secrets Manager rotation function.',
+    });
+
     const groups = {} as Record<FunctionName, LambdaDeploymentGroup>;
+    const hooks = {} as Record<FunctionName, ReleaseHook>;
     for (const [functionName, fn] of Object.entries(functions) as [FunctionName, ApiFunction][]) {
-      const watched = rollbackAlarmIds(functionName).map((alarmId) => {
-        const alarm = byId.get(alarmId);
-        if (!alarm) throw new Error(`no alarm ${alarmId} to watch while deploying ${functionName}`);
-        return alarm;
+      const hook = new ReleaseHook(this, `${functionName}Checks`, {
+        settings,
+        name: functionName,
+        target: fn,
+        probeKey: functionName === 'authorizer' ? this.probeKey : undefined,
       });
+      const alarms = releaseAlarms[functionName];
       groups[functionName] = new LambdaDeploymentGroup(this, functionName, {
         application,
         alias: fn.alias,
         deploymentConfig: config,
         role,
-        alarms: watched,
-        // Roll back when a watched alarm fires, and when the shift itself fails.
+        preHook: hook.function,
+        alarms: [...alarms],
+        // Roll back when a watched alarm fires, when a check fails, and when the shift is stopped.
         autoRollback: { deploymentInAlarm: true, failedDeployment: true, stoppedDeployment: true },
+      });
+      // The shift starts only once the hook names and may invoke the new version, and the
+      // alarms watch it: each of them changes with every deploy, so each must be updated first.
+      fn.alias.node.addDependency(hook, ...alarms);
+      hooks[functionName] = hook;
+      const hookId = Stack.of(this).getLogicalId(hook.function.node.defaultChild as CfnElement);
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${hookId}.Arn>:*]`,
+        reason:
+          'LambdaDeploymentGroup lets CodeDeploy invoke the hook function and its versions (grantInvoke): the one ' +
+          `function that checks ${functionName}, nothing else.`,
       });
     }
     this.groups = groups;
+    this.hooks = hooks;
   }
 }

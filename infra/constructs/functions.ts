@@ -5,7 +5,9 @@ import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
+import { rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { STATUS_INDEX, tables } from '../../shared/dynamodb/tables.ts';
+import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import type { StageSettings } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
@@ -18,6 +20,8 @@ interface TableAccess {
   /** An index of the table instead of the table itself. */
   readonly index?: string;
   readonly actions: readonly string[];
+  /** IAM conditions narrowing the grant further. */
+  readonly conditions?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 /** Least privilege: the calls each function makes, on the table or index it makes them on. */
@@ -36,7 +40,19 @@ const ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>> = {
     },
   ],
   getPet: [{ table: 'pets', actions: ['dynamodb:GetItem'] }],
-  authorizer: [{ table: 'keys', actions: ['dynamodb:GetItem'] }],
+  authorizer: [
+    { table: 'keys', actions: ['dynamodb:GetItem'] },
+    // The last-use record (keys-repository.ts, recordUse): that one attribute of an item,
+    // named by its key, and nothing read back. No other attribute of a key can be changed.
+    {
+      table: 'keys',
+      actions: ['dynamodb:UpdateItem'],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
+        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+      },
+    },
+  ],
 };
 
 export interface FunctionsProps {
@@ -59,16 +75,12 @@ export class Functions extends Construct {
       ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
     };
 
-    // CURSOR_SECRET reaches listPets as a CloudFormation dynamic reference to a generated
-    // secret: CloudFormation resolves it at deploy time into the function's environment
-    // (encrypted at rest), so the template, the assembly and the repository never hold it,
-    // and the function needs no Secrets Manager call on its cold start (no latency, no
-    // secretsmanager:GetSecretValue, no extra SDK client). The cost: whoever may call
-    // lambda:GetFunctionConfiguration in the account can read it. That is acceptable for
-    // this secret: it only keeps cursors from being forged, and a forged cursor could only
-    // start a listing at an id the caller, holding a valid key, may list anyway. Only
-    // listPets pages, so only listPets gets it. A new generation (stage settings) is a new
-    // resource, so a new random value, which listPets then gets.
+    // listPets reads the cursors' HMAC key from Secrets Manager at run time (Powertools
+    // Parameters, cached: shared/lambda/cursor-secret.ts), by the ARN given here: the value is
+    // never in the template, the assembly, the repository or the function's configuration
+    // (which anyone allowed lambda:GetFunctionConfiguration may read). Only listPets pages, so
+    // only listPets may read it. A new generation (stage settings) is a new resource, so a new
+    // random value and a new ARN, which listPets then reads.
     this.cursorSecret = new Secret(this, `CursorSecret${settings.cursorSecretGeneration}`, {
       description: `HMAC key of the Pet Store's paging cursors (${settings.stage})`,
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
@@ -79,8 +91,8 @@ export class Functions extends Construct {
       id: 'AwsSolutions-SMG4',
       reason:
         'The secret only authenticates paging cursors, which reveal nothing a key holder cannot list anyway. ' +
-        'The function reads it at deploy time, so rotating means a new secret and a redeploy, and every cursor in ' +
-        'flight then becomes a 400: done when needed (cursorSecretGeneration, README: Deploying), not on a schedule.',
+        'Replacing it makes every cursor in flight a 400, so it is done when needed (cursorSecretGeneration, or a ' +
+        'new value put in place: docs/deploying.md, Rotate the cursor secret), not on a schedule.',
     });
 
     const built = {} as Record<FunctionName, ApiFunction>;
@@ -91,7 +103,7 @@ export class Functions extends Construct {
         settings,
         environment:
           route.operationId === 'listPets'
-            ? { ...environment, CURSOR_SECRET: this.cursorSecret.secretValue.unsafeUnwrap() }
+            ? { ...environment, [CURSOR_SECRET_ARN_ENV]: this.cursorSecret.secretArn }
             : environment,
       });
     }
@@ -99,17 +111,20 @@ export class Functions extends Construct {
       entry: AUTHORIZER_ENTRY,
       description: 'Pet Store authorizer: Bearer key to key id',
       settings,
-      environment,
+      // The usage plan's limits (usage-plan.ts reads the same settings), which every answer names in RateLimit-Policy.
+      environment: { ...environment, ...rateLimitsEnv(settings.keyLimits) },
       // Checks keys even when the account's concurrency runs out (infra/stages.ts).
       reservedConcurrency: settings.authorizerReservedConcurrency,
     });
 
     for (const [name, accesses] of Object.entries(ACCESS) as [FunctionName, readonly TableAccess[]][]) {
-      for (const { table, index, actions } of accesses) {
+      for (const { table, index, actions, conditions } of accesses) {
         const { tableArn } = deployedTables[table];
-        built[name].allow(actions, [index === undefined ? tableArn : `${tableArn}/index/${index}`]);
+        built[name].allow(actions, [index === undefined ? tableArn : `${tableArn}/index/${index}`], conditions);
       }
     }
+    // Its own secret, by ARN: the AWS managed key of Secrets Manager needs no grant of ours.
+    built.listPets.allow(['secretsmanager:GetSecretValue'], [this.cursorSecret.secretArn]);
     this.functions = built;
   }
 }

@@ -1,5 +1,5 @@
 // Every path and method that is not one of the route table's answers 404 NOT_FOUND, whatever
-// Authorization header it carries (api-contract.md). Why routes and not a gateway response:
+// Authorization header it carries (docs/api.md, "Authentication"). Why routes and not a gateway response:
 // for a path the API lacks, API Gateway answers MISSING_AUTHENTICATION_TOKEN, but only when
 // the request has no Authorization header; with one (as every client of this API sends), it
 // reads the header as an AWS signature and answers 403 "… not a valid key=value pair (missing
@@ -13,6 +13,7 @@
 import { Validations } from 'aws-cdk-lib';
 import {
   AuthorizationType,
+  ContentHandling,
   type IResource,
   MockIntegration,
   PassthroughBehavior,
@@ -37,11 +38,17 @@ export const addNotFoundRoutes = (root: IResource, body: string): void => {
   const integration = new MockIntegration({
     // Whatever the request's Content-Type: no 415 from a missing request template.
     passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+    // The API's binary media type `*/*` makes every request body binary; a mapping template
+    // applies to text only, so without a conversion API Gateway cannot apply the request
+    // template and answers 500 (API_CONFIGURATION_ERROR "Unable to transform request"),
+    // which would read as our fault on the 5xx alarms. Both directions convert to text.
+    contentHandling: ContentHandling.CONVERT_TO_TEXT,
     requestTemplates: { 'application/json': `{"statusCode": ${status}}` },
     // No selection pattern: the one response for every outcome.
     integrationResponses: [
       {
         statusCode: status,
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
         responseParameters: { 'method.response.header.Content-Type': "'application/json'" },
         responseTemplates: { 'application/json': body },
       },

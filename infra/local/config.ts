@@ -6,7 +6,10 @@ import type { KeyLimits } from '../stages.ts';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../stages.ts';
 
 /** Where `npm start` listens unless PORT and HOST say otherwise (the OpenAPI document names it too). */
-/** 3 attempts × (0.5 s + 2.5 s) + back-off stays inside the functions' 10 s, as deployed. */
+/**
+ * Per attempt; with the deployed attempts and back-off, a call still ends inside the
+ * functions' timeout (test/unit/dynamodb-budget.test.ts).
+ */
 export const LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS = 2500;
 
 export const LOCAL_DEFAULTS = { port: 3000, host: '127.0.0.1' } as const;

@@ -1,16 +1,20 @@
 // One process at a time owns a data directory: two LevelDB writers would corrupt it.
 // The owner writes a lock file naming itself and, when it is the server, the address
-// of its embedded DynamoDB, through which the key tool reaches the same data.
+// of its embedded DynamoDB, through which the key tool reaches the same data (with
+// the credential kept beside it: embedded-dynamodb.ts).
+//
+// The data is its user's alone (docs/api.md): the directory is 0700 and everything in
+// it 0600, what was there before included.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface LockInfo {
   pid: number;
   owner: 'server' | 'key tool';
   /** Set by the server once its embedded DynamoDB listens. */
-  dynamodbEndpoint?: string;
+  dynamodbAddress?: string;
   /** Set by the server once its management endpoint listens (infra/local/management.ts). */
   managementEndpoint?: string;
 }
@@ -61,12 +65,34 @@ export interface DataDirLock {
   dir: string;
   update(info: Partial<LockInfo>): void;
   release(): void;
+  /** For a start that failed: releases the directory and removes it if this lock created it. */
+  abandon(): void;
 }
+
+/** Takes away group's and others' bits from `path` and, for a directory, from everything in it. */
+const tighten = (path: string): void => {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) return; // its mode is not its own; what it points at is not ours to change
+  if (stat.mode & 0o077) chmodSync(path, stat.mode & 0o700);
+  if (stat.isDirectory()) for (const name of readdirSync(path)) tighten(join(path, name));
+};
+
+/**
+ * Makes `dir` its user's alone: what exists is tightened (data directories from before
+ * were 0755 with 0644 files), and this process's umask keeps what it creates from now on
+ * so, LevelDB's files included, which the store creates with the umask's mode.
+ */
+const keepPrivate = (dir: string): string | undefined => {
+  process.umask(0o077);
+  const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  tighten(dir);
+  return created;
+};
 
 /** Takes `dir` for this process, or throws DataDirInUseError naming its live owner. */
 export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirLock => {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  const created = keepPrivate(dir); // the first directory made, when `dir` or its parents were new
   let info: LockInfo = { pid: process.pid, owner };
   for (let attempt = 0; ; attempt++) {
     try {
@@ -79,14 +105,19 @@ export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirL
       rmSync(lockPath(dir), { force: true }); // left behind by a process that died
     }
   }
+  const release = () => {
+    if (readOwner(dir)?.pid === process.pid) rmSync(lockPath(dir), { force: true });
+  };
   return {
     dir,
     update(changes) {
       info = { ...info, ...changes };
       writeFileSync(lockPath(dir), JSON.stringify(info));
     },
-    release() {
-      if (readOwner(dir)?.pid === process.pid) rmSync(lockPath(dir), { force: true });
+    release,
+    abandon() {
+      release();
+      if (created) rmSync(created, { recursive: true, force: true });
     },
   };
 };

@@ -7,6 +7,7 @@
 // Patched, like dynalite-iterators.ts, because dynalite has no hook for it; remove
 // when dynalite writes items atomically.
 import { createRequire } from 'node:module';
+import { itemWritten } from './fault-injection.ts';
 
 type Operation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 interface LevelDatabase {
@@ -84,8 +85,9 @@ const synced = (options?: object) => ({ ...options, sync: true });
 // Before dynalite opens a store: it binds these methods when it does.
 for (const { prototype } of [ClassicLevel, MemoryLevel]) {
   const { batch } = prototype;
-  prototype.put = function (this: LevelDatabase, key, value, options) {
-    return batch.call(this, [...takePending(this, key), { type: 'put', key, value }], synced(options));
+  prototype.put = async function (this: LevelDatabase, key, value, options) {
+    await batch.call(this, [...takePending(this, key), { type: 'put', key, value }], synced(options));
+    itemWritten(key);
   };
   prototype.del = function (this: LevelDatabase, key, options) {
     return batch.call(this, [...takePending(this, key), { type: 'del', key }], synced(options));

@@ -1,42 +1,59 @@
-// dynalite: the real DynamoDB API over HTTP, on loopback, with its data on disk.
+// dynalite: the real DynamoDB API over HTTP, on loopback, with its data on disk, and
+// refusing every request not signed with the data directory's own secret
+// (dynamodb-credential.ts).
 
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { type TableDefinition, tables } from '../../shared/dynamodb/tables.ts';
+import { persistentSecret, readOwner } from './data-dir.ts';
+import { requireCredential, withCredential } from './dynamodb-credential.ts';
 import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
 import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item write: no phantom after a crash
 
+const SECRET_FILE = 'dynamodb-secret';
+
 export interface EmbeddedDynamoDB {
+  /** Where it listens, without the credential: what the lock file may show. */
+  address: string;
+  /** The address with the credential (dynamodb-credential.ts): what clients are given. */
   endpoint: string;
-  /** Requests answered so far, by operation (`GetItem`, `Query`…): counted on the wire. */
-  requests(): Record<string, number>;
   close(): Promise<void>;
 }
 
 export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDynamoDB> => {
+  const secret = persistentSecret(dataDir, SECRET_FILE);
   const server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  requireCredential(server, secret);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const requests: Record<string, number> = {};
-  server.on('request', (req) => {
-    const operation = String(req.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
-    requests[operation] = (requests[operation] ?? 0) + 1;
-  });
+  const address = `http://127.0.0.1:${port}`;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
-    requests: () => ({ ...requests }),
+    address,
+    endpoint: withCredential(address, secret),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve())); // closes the LevelDB store too
         server.closeAllConnections(); // clients' keep-alive sockets would hold close() open
       }),
   };
+};
+
+/** The running server's embedded DynamoDB (its URL with the credential), when a server holds `dataDir`. */
+export const runningDynamoDB = (dataDir: string): string | undefined => {
+  const owner = readOwner(dataDir);
+  if (owner?.owner !== 'server' || !owner.dynamodbAddress) return undefined;
+  try {
+    return withCredential(owner.dynamodbAddress, readFileSync(join(dataDir, SECRET_FILE), 'utf8').trim());
+  } catch {
+    return undefined; // the server has not written it yet
+  }
 };
 
 export const createTableInput = (table: TableDefinition, tableName = table.name) => {

@@ -1,42 +1,65 @@
 // The environment the local stage gives its functions, as the stack gives it to them
 // deployed: table names, Powertools settings, the cursor secret, and the embedded
-// DynamoDB's address and stand-in credentials. The in-process test harness uses it too.
+// DynamoDB's address and its credential. The in-process test harness uses it too.
+import { type RateLimits, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
+import { CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+import { LOCAL_ACCESS_KEY_ID, parseConnection } from './dynamodb-credential.ts';
 
-/** Credentials and region dynalite accepts; they never reach AWS. */
+/** Region and credentials for a plain dynalite (tests); the embedded DynamoDB's secret comes with its URL. */
 export const LOCAL_AWS_ENV = {
   AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'local',
+  AWS_ACCESS_KEY_ID: LOCAL_ACCESS_KEY_ID,
   AWS_SECRET_ACCESS_KEY: 'local',
 } as const;
 
-/** A DynamoDB client's settings for the embedded DynamoDB at `endpoint`. */
-export const localClientConfig = (endpoint: string) => ({
-  endpoint,
-  region: LOCAL_AWS_ENV.AWS_REGION,
-  credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
-});
+/** The SDK's environment for the DynamoDB at `url` (with its credential as user info, if it has one). */
+export const dynamodbEnvironment = (url: string) => {
+  const { endpoint, secretAccessKey } = parseConnection(url);
+  return {
+    ...LOCAL_AWS_ENV,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey ?? LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
+  };
+};
+
+/** A DynamoDB client's settings for the DynamoDB at `url` (the embedded one's carries its credential). */
+export const localClientConfig = (url: string) => {
+  const { endpoint, secretAccessKey } = parseConnection(url);
+  return {
+    endpoint,
+    region: LOCAL_AWS_ENV.AWS_REGION,
+    credentials: {
+      accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID,
+      secretAccessKey: secretAccessKey ?? LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
+    },
+  };
+};
 
 export interface FunctionEnvironmentOptions {
+  /** The DynamoDB's URL, with its credential as user info when it checks one. */
   readonly dynamodbEndpoint: string;
   readonly stage: string;
   readonly logLevel: string;
   readonly cursorSecret: string;
   /** The functions' DynamoDB request timeout; unset, the deployed budget holds. */
   readonly dynamodbRequestTimeoutMs?: number | undefined;
+  /** Each key's limits, which the authorizer names in RateLimit-Policy; none: no header. */
+  readonly keyLimits?: RateLimits | undefined;
   /** Physical table names by definition name; by default the definition's name (what ensureTables creates). */
   readonly tableNames?: Readonly<Partial<Record<string, string>>>;
 }
 
 export const functionEnvironment = (options: FunctionEnvironmentOptions): Record<string, string> => ({
-  ...LOCAL_AWS_ENV,
-  AWS_ENDPOINT_URL_DYNAMODB: options.dynamodbEndpoint,
+  ...dynamodbEnvironment(options.dynamodbEndpoint),
   ...(options.dynamodbRequestTimeoutMs !== undefined && {
     [REQUEST_TIMEOUT_ENV]: String(options.dynamodbRequestTimeoutMs),
   }),
-  CURSOR_SECRET: options.cursorSecret,
+  // The local stage has no Secrets Manager: the secret itself, through the same seam (cursor-secret.ts).
+  [CURSOR_SECRET_ENV]: options.cursorSecret,
+  ...(options.keyLimits && rateLimitsEnv(options.keyLimits)),
   ...powertoolsEnvironment(options.stage, options.logLevel),
   // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',

@@ -14,6 +14,7 @@ import type {
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { isBinaryMediaType, type OperationId, resourcePath } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
+import { type CallerIdentity, type ClientRequest, proxyEvent } from '../../shared/lambda/proxy-event.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
 import type { AuthorizerCache } from './authorizer-cache.ts';
@@ -22,7 +23,6 @@ import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
-import { type CallerIdentity, type ClientRequest, proxyEvent } from './proxy-event.ts';
 import { matchRoute } from './route-matcher.ts';
 import { createThrottle } from './throttle.ts';
 
@@ -47,9 +47,12 @@ export interface GatewayOptions {
 
 class GatewayError extends Error {
   readonly type: GatewayResponseType;
-  constructor(type: GatewayResponseType, message: string) {
+  /** The authorizer's context, once it has run: gateway responses may name its values. */
+  readonly authorizerContext: Record<string, unknown> | undefined;
+  constructor(type: GatewayResponseType, message: string, authorizerContext?: Record<string, unknown>) {
     super(message);
     this.type = type;
+    this.authorizerContext = authorizerContext;
   }
 }
 
@@ -81,7 +84,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     }
     // As API Gateway does, a cached policy is evaluated against every new method ARN.
     if (!allows(policy, methodArn))
-      throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
+      throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource', policy.context ?? {});
     return {
       principalId: policy.principalId,
       context: (policy.context ?? {}) as CallerIdentity['context'],
@@ -112,7 +115,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const identity = await authorize(token, methodArn);
     log.keyId = identity.principalId;
     const refusal = keyLimiter.take(identity.usageKey);
-    if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
+    if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal], identity.context);
 
     const event = proxyEvent(clientRequest(req, url, body), match, {
       accountId: ACCOUNT,
@@ -128,7 +131,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     } catch (error) {
       // The function's queue is full: the local stage refuses as a throttle would, never with a 5xx.
       if (error instanceof ConcurrencyLimitExceeded) throw new GatewayError('THROTTLED', 'Too Many Requests');
-      // Deployed, a function that throws or runs past its 10 s timeout is a Lambda error: 502 → INTEGRATION_FAILURE.
+      // Deployed, a function that throws or runs past its timeout is a Lambda error: 502 → INTEGRATION_FAILURE.
       throw new GatewayError('INTEGRATION_FAILURE', 'Internal server error');
     } finally {
       log.integrationLatency = Date.now() - started;
@@ -162,10 +165,11 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         const type: GatewayResponseType = error instanceof GatewayError ? error.type : 'DEFAULT_5XX';
         const message = error instanceof GatewayError ? error.message : 'Internal server error';
         log.errorResponseType = type;
-        const { status, headers } = gatewayResponses[type];
+        const { status, headers, authorizerHeaders } = gatewayResponses[type];
+        const context = error instanceof GatewayError ? error.authorizerContext : undefined;
         return {
           statusCode: status,
-          headers: { 'Content-Type': 'application/json', ...headers },
+          headers: { 'Content-Type': 'application/json', ...headers, ...fromContext(authorizerHeaders, context) },
           body: JSON.stringify(gatewayErrorBody(type, requestId, message)),
         };
       })
@@ -179,6 +183,14 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       });
   };
 };
+
+/** As API Gateway maps `context.authorizer.<key>` into a header: only the values the authorizer gave. */
+const fromContext = (names: Readonly<Record<string, string>> | undefined, context?: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(names ?? {}).flatMap(([name, key]) =>
+      context?.[key] === undefined ? [] : [[name, String(context[key])]],
+    ),
+  );
 
 /** The request ended without its whole body: the client left, or its framing was malformed. */
 class RequestAbandoned extends Error {}

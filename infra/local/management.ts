@@ -1,10 +1,8 @@
 // The local server's management endpoint, its twin of API Gateway's management API.
 // `DELETE /authorizer-cache` flushes the stage's authorizer cache (FlushStageAuthorizersCache
-// deployed): the key tool calls it after a revoke. `GET /stats` tells benchmarks how many
-// requests the embedded DynamoDB served, by operation, and the CPU time the process used.
-// It listens on loopback only, its address is in the data directory's lock file (as the
-// embedded DynamoDB's is), and every call must carry the token the server writes into the
-// data directory at start, readable by its owner only.
+// deployed): the key tool calls it after a revoke. It listens on loopback only, its address
+// is in the data directory's lock file (as the embedded DynamoDB's is), and every call must
+// carry the token the server writes into the data directory at start, readable by its owner only.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -13,16 +11,8 @@ import { join } from 'node:path';
 
 export const MANAGEMENT_TOKEN_FILE = 'management-token';
 
-export interface ManagementStats {
-  /** Requests the embedded DynamoDB answered since start, by operation (`GetItem`, `Query`…). */
-  dynamodbRequests: Record<string, number>;
-  /** User + system CPU time of the server process since start, in microseconds. */
-  cpuMicros: number;
-}
-
 export interface ManagementActions {
   flushAuthorizerCache(): void;
-  stats(): ManagementStats;
 }
 
 export interface ManagementEndpoint {
@@ -60,7 +50,6 @@ export const startManagementEndpoint = async (
       actions.flushAuthorizerCache();
       return answer(204);
     }
-    if (req.method === 'GET' && req.url === '/stats') return answer(200, actions.stats());
     return answer(404, { message: 'no such management operation' });
   });
   await new Promise<void>((resolve, reject) => {
@@ -79,12 +68,7 @@ export const startManagementEndpoint = async (
 };
 
 /** Calls the running server's management endpoint, with the token from its data directory. */
-const callManagement = async (
-  dataDir: string,
-  endpoint: string,
-  method: 'GET' | 'DELETE',
-  path: string,
-): Promise<Response> => {
+const callManagement = async (dataDir: string, endpoint: string, method: 'DELETE', path: string): Promise<Response> => {
   const token = readFileSync(tokenFile(dataDir), 'utf8').trim();
   const response = await fetch(`${endpoint}${path}`, {
     method,
@@ -99,6 +83,3 @@ const callManagement = async (
 export const flushAuthorizerCache = async (dataDir: string, endpoint: string): Promise<void> => {
   await callManagement(dataDir, endpoint, 'DELETE', '/authorizer-cache');
 };
-
-export const readStats = async (dataDir: string, endpoint: string): Promise<ManagementStats> =>
-  (await callManagement(dataDir, endpoint, 'GET', '/stats')).json() as Promise<ManagementStats>;

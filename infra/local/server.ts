@@ -1,73 +1,16 @@
 // `npm start`: the API as stage `local`, on one machine, with an embedded DynamoDB
 // whose data survives restarts. Every knob is an environment variable (README).
-import { Config, keyLimitsOf } from './config.ts';
-import { DataDirInUseError } from './data-dir.ts';
-import { type LocalStage, STAGE, startLocalStage } from './stage.ts';
+import { failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
+import { type LocalStage, startLocalStage } from './stage.ts';
 
-const fail = (message: string): never => {
-  console.error(`npm start: ${message}`);
-  process.exit(1);
-};
-
-const parsed = Config.safeParse(process.env);
-if (!parsed.success) fail(parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; '));
-const config = parsed.data!;
+const fail = failWith('npm start');
 
 let stage: LocalStage;
 try {
-  stage = await startLocalStage({
-    port: config.PORT,
-    host: config.HOST,
-    dataDir: config.PETSTORE_DATA_DIR,
-    apiKey: config.PETSTORE_API_KEY,
-    authorizerCacheTtlSeconds: config.PETSTORE_AUTHORIZER_CACHE_TTL,
-    throttle: { rate: config.PETSTORE_THROTTLE_RATE, burst: config.PETSTORE_THROTTLE_BURST },
-    functionConcurrency: { limit: config.PETSTORE_FUNCTION_CONCURRENCY, queue: config.PETSTORE_FUNCTION_QUEUE },
-    pipelineDepth: config.PETSTORE_PIPELINE_DEPTH,
-    keyLimits: keyLimitsOf(config),
-    dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
-    logLevel: config.LOG_LEVEL,
-    accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
-  });
+  stage = await startLocalStage(stageOptionsFromEnvironment('npm start'));
 } catch (error) {
-  const reason = error instanceof DataDirInUseError ? error.message : (error as Error).message;
-  fail(`cannot start: ${reason}`);
+  fail(`cannot start: ${(error as Error).message}`);
 }
-const { baseUrl, key, keyRecord, dataDir, repairedIndexEntries } = stage!;
-if (repairedIndexEntries)
-  console.warn(`repaired: removed ${repairedIndexEntries} listing entries a crash had left without their animal`);
-if (keyRecord.revokedAt)
-  console.warn(
-    `warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`,
-  );
-console.log(
-  [
-    `Pet Store API (stage ${STAGE}) listening at ${baseUrl}`,
-    `API key (${keyRecord.keyId}): ${key}`,
-    `Try: curl -H 'Authorization: Bearer ${key}' ${baseUrl}/pets`,
-    `API reference: ${new URL('/docs', baseUrl).href}`,
-    `Data: ${dataDir}. Stop with Ctrl+C.`,
-  ].join('\n'),
-);
+printBanner(stage!, 'Stop with Ctrl+C.');
 
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  console.log('stopping: finishing requests in flight');
-  await stage.close();
-  console.log('stopped');
-  process.exit(0);
-};
-process.once('SIGINT', () => void stop());
-process.once('SIGTERM', () => void stop());
-// Under `npm start`, npm runs this process through a shell. A SIGTERM sent to npm (as
-// process managers and `timeout` send it) ends npm and the shell but never reaches
-// this process, which kept the port and the data directory. Its parent going away
-// (this process is handed to another) is that SIGTERM: stop the same way.
-if (process.env.npm_lifecycle_event) {
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) void stop();
-  }, 250).unref();
-}
+stopOnSignals(() => stage.close());

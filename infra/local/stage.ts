@@ -1,8 +1,8 @@
 // Stage `local`: the embedded DynamoDB, the functions loaded as Lambda would load
 // them, and the emulated API Gateway in front. `npm start` (server.ts) runs one;
 // benchmarks start one in-process.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { API_VERSION_PATH, AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 import type { KeyRecord } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
@@ -12,15 +12,15 @@ import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
 import { createAuthorizerCache } from './authorizer-cache.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, LOCAL_FUNCTION_CONCURRENCY, LOCAL_PIPELINE_DEPTH } from './config.ts';
-import { oneRequestAtATimePerConnection } from './connections.ts';
-import { lockDataDir, persistentSecret } from './data-dir.ts';
+import { servePipelined } from './connections.ts';
+import { type DataDirLock, lockDataDir, persistentSecret } from './data-dir.ts';
 import { developmentKey } from './development-key.ts';
-import { ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
+import { type EmbeddedDynamoDB, ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
 import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
-import { startManagementEndpoint } from './management.ts';
+import { type ManagementEndpoint, startManagementEndpoint } from './management.ts';
 
 export const STAGE = 'local';
 
@@ -38,7 +38,7 @@ export interface LocalStageOptions {
   pipelineDepth?: number;
   /** Each key's limits (API Gateway's usage plan); undefined: none, though a key still needs its API key. */
   keyLimits?: KeyLimits | undefined;
-  /** The functions' DynamoDB request timeout (deployed: 1 s): the embedded store shares this process's CPU. */
+  /** The functions' DynamoDB request timeout (deployed: DYNAMODB_TIME_BUDGET's): the embedded store shares this process's CPU. */
   dynamodbRequestTimeoutMs?: number;
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
@@ -56,33 +56,25 @@ export interface LocalStage {
   close(): Promise<void>;
 }
 
-/** Throws DataDirInUseError when another process holds `dataDir`. One stage per process. */
-export const startLocalStage = async (options: LocalStageOptions): Promise<LocalStage> => {
-  await prepareRuntime(); // before the first SDK call (ensureTables)
-  const lock = lockDataDir(options.dataDir, 'server');
-  const dynamodb = await startEmbeddedDynamoDB(lock.dir);
-  lock.update({ dynamodbEndpoint: dynamodb.endpoint });
-  await ensureTables(dynamodb.endpoint);
-  const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
+/** What the gateway side needs of the options (the dev server's generations take the same). */
+export type GatewaySettings = Pick<
+  LocalStageOptions,
+  'authorizerCacheTtlSeconds' | 'throttle' | 'functionConcurrency' | 'pipelineDepth' | 'keyLimits' | 'accessLog'
+>;
 
-  Object.assign(
-    process.env,
-    functionEnvironment({
-      dynamodbEndpoint: dynamodb.endpoint,
-      stage: STAGE,
-      logLevel: options.logLevel,
-      cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
-      dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
-    }),
-  );
+export interface StageServer {
+  /** Not listening yet. */
+  server: Server;
+  flushAuthorizerCache(): void;
+  /** Stops accepting and finishes the requests in flight. */
+  close(): Promise<void>;
+}
 
-  const keys = createKeysRepository(createDocumentClient(), keysTable.name);
-  const { key, keyRecord } = options.apiKey
-    ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
-    : await developmentKey(lock.dir, keys);
-  // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
-  await keys.assignUsageKeys();
-
+/**
+ * The stage's HTTP side: the functions, loaded as Lambda loads them (from the process's
+ * environment: functionEnvironment), behind the emulated gateway.
+ */
+export const createStageServer = async (options: GatewaySettings): Promise<StageServer> => {
   const functionConcurrency = options.functionConcurrency ?? LOCAL_FUNCTION_CONCURRENCY;
   const functions = Object.fromEntries(
     await Promise.all(
@@ -102,51 +94,130 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     keyLimits: options.keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
   });
-  const server = createServer(
-    // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
-    // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
-    { requireHostHeader: false },
-    oneRequestAtATimePerConnection(gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH),
+  // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
+  // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
+  const server = createServer({ requireHostHeader: false });
+  const pipelines = servePipelined(server, gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH);
+  // What Node answers outside a request goes after the answers to the requests before it.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
+    error.code === 'ECONNRESET'
+      ? socket.destroy()
+      : pipelines.afterAnswers(socket, () => answerClientError(error, socket)),
   );
-  server.on('clientError', answerClientError);
-  server.on('connect', answerConnect);
-  const management = await startManagementEndpoint(lock.dir, {
-    flushAuthorizerCache: () => authorizerCache.flush(),
-    stats: () => {
-      const { user, system } = process.cpuUsage();
-      return { dynamodbRequests: dynamodb.requests(), cpuMicros: user + system };
-    },
-  });
-  lock.update({ dynamodbEndpoint: dynamodb.endpoint, managementEndpoint: management.endpoint });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => resolve());
-    });
-  } catch (error) {
-    await management.close();
-    await dynamodb.close();
-    lock.release();
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-
+  server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket)));
   return {
-    baseUrl: `http://${host}:${port}${API_VERSION_PATH}`,
-    key,
-    keyRecord,
-    dataDir: lock.dir,
-    dynamodbEndpoint: dynamodb.endpoint,
-    repairedIndexEntries: repaired,
+    server,
+    flushAuthorizerCache: () => authorizerCache.flush(),
     close: async () => {
-      const force = setTimeout(() => server.closeAllConnections(), 5000).unref();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      clearTimeout(force);
-      await management.close();
-      await dynamodb.close(); // flushes and closes the store
-      markCleanShutdown(lock.dir);
-      lock.release();
+      await pipelines.close();
     },
   };
+};
+
+export interface LocalData {
+  dynamodb: EmbeddedDynamoDB;
+  repairedIndexEntries: number;
+  /** What the functions' environment needs beyond the options: the store's URL and the cursor secret. */
+  functionEnvironment: Record<string, string>;
+  /** The key to print: PETSTORE_API_KEY's, else the data directory's development key (minted once). */
+  key(): Promise<{ key: string; keyRecord: KeyRecord }>;
+  /** Closes the store (flushing it) and marks the directory as cleanly stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * The data side of the stage, in the locked directory: the embedded DynamoDB with its tables,
+ * repaired after a crash, and the functions' environment (set on this process too).
+ */
+export const openLocalData = async (
+  lock: DataDirLock,
+  options: Pick<LocalStageOptions, 'apiKey' | 'logLevel' | 'dynamodbRequestTimeoutMs' | 'keyLimits'>,
+): Promise<LocalData> => {
+  const dynamodb = await startEmbeddedDynamoDB(lock.dir);
+  lock.update({ dynamodbAddress: dynamodb.address });
+  await ensureTables(dynamodb.endpoint);
+  const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
+  const environment = functionEnvironment({
+    dynamodbEndpoint: dynamodb.endpoint,
+    stage: STAGE,
+    logLevel: options.logLevel,
+    cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
+    dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
+    keyLimits: options.keyLimits,
+  });
+  Object.assign(process.env, environment);
+  return {
+    dynamodb,
+    repairedIndexEntries: repaired,
+    functionEnvironment: environment,
+    key: async () => {
+      const keys = createKeysRepository(createDocumentClient(), keysTable.name);
+      const { key, keyRecord } = options.apiKey
+        ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
+        : await developmentKey(lock.dir, keys);
+      // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
+      await keys.assignUsageKeys();
+      return { key, keyRecord };
+    },
+    close: async () => {
+      await dynamodb.close(); // flushes and closes the store
+      markCleanShutdown(lock.dir);
+    },
+  };
+};
+
+/** Listens on `port` and `host`; rejects (EADDRINUSE…) when it cannot. */
+export const listen = (server: NetServer, port: number, host: string): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+export const baseUrlOf = (server: NetServer, host: string): string => {
+  const { port } = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_VERSION_PATH}`;
+};
+
+/** Throws DataDirInUseError when another process holds `dataDir`. One stage per process. */
+export const startLocalStage = async (options: LocalStageOptions): Promise<LocalStage> => {
+  await prepareRuntime(); // before the first SDK call (ensureTables)
+  const lock = lockDataDir(options.dataDir, 'server');
+  let data: LocalData | undefined;
+  let stage: StageServer | undefined;
+  let management: ManagementEndpoint | undefined;
+  try {
+    data = await openLocalData(lock, options);
+    stage = await createStageServer(options);
+    // Before the key: a start that cannot listen mints no development key. If it fails, a
+    // directory this start created is removed, and one from before is left as it was.
+    await listen(stage.server, options.port, options.host);
+    const { key, keyRecord } = await data.key();
+    management = await startManagementEndpoint(lock.dir, {
+      flushAuthorizerCache: stage.flushAuthorizerCache,
+    });
+    lock.update({ dynamodbAddress: data.dynamodb.address, managementEndpoint: management.endpoint });
+    return {
+      baseUrl: baseUrlOf(stage.server, options.host),
+      key,
+      keyRecord,
+      dataDir: lock.dir,
+      dynamodbEndpoint: data.dynamodb.endpoint,
+      repairedIndexEntries: data.repairedIndexEntries,
+      close: async () => {
+        await stage!.close();
+        await management!.close();
+        await data!.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    stage?.server.close();
+    await management?.close();
+    await data?.close();
+    lock.abandon();
+    throw error;
+  }
 };

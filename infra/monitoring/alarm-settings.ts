@@ -24,3 +24,43 @@ export interface AlarmSettings {
   /** Requests API Gateway answered 503 because the authorizer failed (not refused a key), per period. */
   readonly authorizerErrors: number;
 }
+
+/**
+ * The alarms that watch the new version alone while CodeDeploy shifts traffic to it
+ * (release-alarms.ts): one-minute periods, so that they can fire inside the canary.
+ */
+export interface ReleaseAlarmSettings {
+  /** Consecutive breaching one-minute periods that fire (datapoints to alarm = evaluation periods). */
+  readonly datapoints: number;
+  /** The new version's 5xx answers, percent of its answers in a minute. */
+  readonly faultRatePercent: number;
+  /** Fewer answers than this from the new version in a minute: its fault rate is not judged. */
+  readonly minAnswers: number;
+  /** The new version's failed invocations (crash, timeout, out of memory) in a minute. */
+  readonly lambdaErrors: number;
+  /**
+   * The new authorizer's share of callers not let in (refused or failed), in percentage points
+   * above the share of the versions still serving, in the same minute.
+   */
+  readonly refusalRisePoints: number;
+  /** Fewer authorizations by the new version than this in a minute: its share is not judged. */
+  readonly minAuthorizations: number;
+}
+
+/** One-minute periods: the shortest CloudWatch keeps for standard-resolution metrics. */
+export const RELEASE_ALARM_PERIOD_MINUTES = 1;
+/**
+ * How late a minute's datapoint may be: Lambda's metrics and the EMF metrics of the summary
+ * lines usually reach CloudWatch within one to two minutes of the minute they describe.
+ */
+export const METRIC_DELAY_MINUTES = 2;
+/** CloudWatch evaluates a one-minute alarm once a minute. */
+const ALARM_EVALUATION_MINUTES = 1;
+
+/**
+ * The longest a release alarm takes, from the start of the first faulty minute on the new
+ * version to ALARM: the breaching periods, the metric delay, one evaluation.
+ * docs/runbook.md (Releases) writes the arithmetic out; deployment.ts refuses a canary shorter.
+ */
+export const minutesToAlarm = ({ datapoints }: ReleaseAlarmSettings): number =>
+  datapoints * RELEASE_ALARM_PERIOD_MINUTES + METRIC_DELAY_MINUTES + ALARM_EVALUATION_MINUTES;

@@ -10,12 +10,17 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { type DeployedStage, stackName } from '../stages.ts';
-import { type AlarmDestinations, alarmDestinationsContextKey, hasAlarmDestination } from './alarm-destinations.ts';
+import {
+  type AlarmDestinations,
+  alarmDestinationsContextKey,
+  alarmDestinationsEnvVar,
+  hasAlarmDestination,
+} from './alarm-destinations.ts';
 
 export interface AlarmTopicProps {
   readonly stage: DeployedStage;
   readonly destinations: AlarmDestinations;
-  /** With no destination at all, synth warns (production: its alarms would reach nobody). */
+  /** With no destination at all, synth fails (true: production) or warns (false). */
   readonly destinationRequired: boolean;
 }
 
@@ -35,11 +40,27 @@ export class AlarmTopic extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     // What CloudWatch needs to publish an alarm to a topic under this key.
+    // Only on behalf of this account's alarms whose names start with the stack's name: the
+    // confused-deputy guard, on the key as on the topic (below).
+    const stack = Stack.of(this);
+    const ofThisStack = {
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: `${name}-*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+      StringEquals: { 'aws:SourceAccount': stack.account },
+    };
     key.addToResourcePolicy(
       new PolicyStatement({
+        sid: 'CloudWatchAlarmsOfThisStack',
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
+        conditions: ofThisStack,
       }),
     );
     this.topic = new Topic(this, 'Topic', { displayName: `${name} alarms`, masterKey: key, enforceSSL: true });
@@ -47,24 +68,13 @@ export class AlarmTopic extends Construct {
     // enforceSSL gives the topic a policy of its own, which replaces SNS's default one (the
     // owner account may publish): without this statement CloudWatch would be refused. Only
     // CloudWatch, only for this account's alarms whose names start with the stack's name.
-    const stack = Stack.of(this);
     this.topic.addToResourcePolicy(
       new PolicyStatement({
         sid: 'CloudWatchAlarmsOfThisStack',
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: {
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: `${name}-*`,
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-          StringEquals: { 'aws:SourceAccount': stack.account },
-        },
+        conditions: ofThisStack,
       }),
     );
 
@@ -86,13 +96,17 @@ export class AlarmTopic extends Construct {
       ),
     ];
 
-    if (destinationRequired && !hasAlarmDestination(destinations)) {
-      Annotations.of(stack).addWarningV2(
-        'petstore:alarm-destinations',
+    if (!hasAlarmDestination(destinations)) {
+      const message =
         `${name}'s alarms reach NOBODY: no alarm destination is set. Set CDK context ` +
-          `"${alarmDestinationsContextKey(stage)}" (e-mail addresses, ` +
-          'https:// endpoints or SNS topic ARNs, comma-separated) or its environment variable; README: Deploying.',
-      );
+        `"${alarmDestinationsContextKey(stage)}" (e-mail addresses, https:// endpoints or SNS topic ARNs, ` +
+        `comma-separated) or the environment variable ${alarmDestinationsEnvVar(stage)}; docs/deploying.md: Where alarms go.`;
+      // An error fails `cdk synth` and `cdk deploy`: a deploy without destinations would also
+      // remove the subscriptions a previous deploy made. Only when this stack is synthesized for
+      // deploying (`cdk deploy -e PetStore-staging` does not synthesize production's assets, and
+      // needs none of its destinations).
+      if (destinationRequired && stack.bundlingRequired) Annotations.of(stack).addError(message);
+      else Annotations.of(stack).addWarningV2('petstore:alarm-destinations', message);
     }
   }
 }

@@ -2,7 +2,7 @@
 // alarms, the dashboard and the saved Logs Insights queries. Names and dimensions come
 // from shared/observability/metric-names.ts, field names from shared/observability/log-fields.ts and
 // infra/access-log.ts, so what is watched is what the functions and the gateway write.
-import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm, Dashboard, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnQueryDefinition, FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -19,13 +19,18 @@ import { createDashboard } from './dashboard.ts';
 import { authorizerErrorsMetric } from './metrics.ts';
 import type { MonitoringProps } from './props.ts';
 import { type LogSource, savedQueries } from './queries.ts';
+import { createReleaseAlarms, type ReleaseAlarms } from './release-alarms.ts';
 
 /** The access-log field that names API Gateway's own error response (infra/access-log.ts). */
 const ERROR_RESPONSE_TYPE: keyof typeof accessLogFields = 'errorResponseType';
 
 export class Monitoring extends Construct {
   readonly topic: Topic;
+  /** What an alarm does to notify: the topic, and any existing topic the stage names. */
+  readonly alarmActions: readonly IAlarmAction[];
   readonly alarms: Alarm[];
+  /** Each function's alarms on the version a deploy publishes: what its deployment group watches. */
+  readonly releaseAlarms: ReleaseAlarms;
   readonly dashboard: Dashboard;
   readonly queries: CfnQueryDefinition[];
 
@@ -39,6 +44,7 @@ export class Monitoring extends Construct {
       destinationRequired: props.alarmDestinationRequired,
     });
     this.topic = alarmTopic.topic;
+    this.alarmActions = alarmTopic.actions;
 
     // Every access-log line counts 0 or 1, so the metric has data whenever there is traffic.
     new MetricFilter(this, 'AuthorizerErrorsFilter', {
@@ -57,7 +63,10 @@ export class Monitoring extends Construct {
     const authorizerErrors = authorizerErrorsMetric(stage);
 
     this.alarms = createAlarms(this, props, alarmTopic.actions, authorizerErrors);
-    this.dashboard = createDashboard(this, props, this.alarms, authorizerErrors);
+    this.releaseAlarms = createReleaseAlarms(this, props, alarmTopic.actions);
+    // The release alarms show beside the others: during a deploy, on-call sees what watches it.
+    const shown = [...this.alarms, ...Object.values(this.releaseAlarms).flat()];
+    this.dashboard = createDashboard(this, props, shown, authorizerErrors);
 
     const logGroupName = (source: LogSource): string =>
       source === 'accessLog' ? accessLogGroup.logGroupName : functions[source].logGroup.logGroupName;

@@ -1,7 +1,8 @@
 // The errors API Gateway answers by itself, in the contract's Error body. The CDK
 // stack renders these as gateway responses and the local server renders the same
-// table, so a client cannot tell the two apart.
-import { FIXED_MESSAGES, RETRY_AFTER_SECONDS } from './errors.ts';
+// table, so a client cannot tell the two apart. Each is an error code of errors.ts
+// (ERRORS: status, fixed text, headers), with at most its own message or headers.
+import { ERRORS, type ErrorShape } from './errors.ts';
 import type { ErrorCode } from './schemas.ts';
 
 export type GatewayResponseType =
@@ -32,48 +33,55 @@ export interface GatewayResponse {
   /** Fixed text; undefined means API Gateway's own `$context.error.messageString`. */
   readonly message?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Headers whose value the authorizer handed over in its context, by context key: filled
+   * when the authorizer has run for the request, absent when it has not.
+   */
+  readonly authorizerHeaders?: Readonly<Record<string, string>>;
 }
 
-const unauthorized: GatewayResponse = {
-  status: 401,
-  code: 'UNAUTHORIZED',
-  message: FIXED_MESSAGES.UNAUTHORIZED,
-  headers: { 'WWW-Authenticate': 'Bearer' },
-};
-const notFound: GatewayResponse = { status: 404, code: 'NOT_FOUND', message: 'No such operation' };
-const retryAfter = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
-const throttled: GatewayResponse = {
-  status: 429,
-  code: 'TOO_MANY_REQUESTS',
+/** The answer for `code` as ERRORS states it, with this response's own message or headers where it has them. */
+const respond = (
+  code: ErrorCode,
+  own: Pick<GatewayResponse, 'message' | 'headers' | 'authorizerHeaders'> = {},
+): GatewayResponse => ({
+  code,
+  ...(ERRORS[code] satisfies ErrorShape),
+  ...own,
+});
+
+/** The key's limits, as the functions' answers carry them (the authorizer's `rateLimitPolicy`). */
+const rateLimitPolicy = { 'RateLimit-Policy': 'rateLimitPolicy' };
+
+const unauthorized = respond('UNAUTHORIZED');
+const notFound = respond('NOT_FOUND', { message: 'No such operation' });
+const throttled = respond('TOO_MANY_REQUESTS', {
   message: 'Too many requests; retry later',
-  headers: retryAfter,
-};
+  authorizerHeaders: rateLimitPolicy,
+});
 /**
  * A key's daily quota (its usage plan) is used up until 00:00 UTC. A gateway response
- * header is a fixed literal and cannot count down to midnight: an hour, so that a client
- * neither hammers the API nor waits out a whole day.
+ * header is a fixed literal and cannot count down to midnight: long enough that a client
+ * does not hammer the API, short enough that it does not wait out a whole day.
  */
-const quotaExceeded: GatewayResponse = {
-  status: 429,
-  code: 'TOO_MANY_REQUESTS',
+const QUOTA_RETRY_AFTER_SECONDS = 60 * 60;
+const quotaExceeded = respond('TOO_MANY_REQUESTS', {
   message: "This key's daily request quota is used up; it starts over at 00:00 UTC",
-  headers: { 'Retry-After': '3600' },
-};
-const unavailable: GatewayResponse = {
-  status: 503,
-  code: 'SERVICE_UNAVAILABLE',
-  message: FIXED_MESSAGES.SERVICE_UNAVAILABLE,
-  headers: retryAfter,
-};
-const timeout: GatewayResponse = { status: 504, code: 'GATEWAY_TIMEOUT', message: FIXED_MESSAGES.GATEWAY_TIMEOUT };
-const badGateway: GatewayResponse = { status: 502, code: 'BAD_GATEWAY', message: FIXED_MESSAGES.BAD_GATEWAY };
-const badRequest: GatewayResponse = { status: 400, code: 'BAD_REQUEST' };
-const internalError: GatewayResponse = { status: 500, code: 'INTERNAL_ERROR', message: FIXED_MESSAGES.INTERNAL_ERROR };
+  headers: { 'Retry-After': String(QUOTA_RETRY_AFTER_SECONDS) },
+  authorizerHeaders: rateLimitPolicy,
+});
+/** A valid key whose scope does not allow the operation: the authorizer's policy denies it. */
+const forbidden = respond('FORBIDDEN', { authorizerHeaders: rateLimitPolicy });
+const unavailable = respond('SERVICE_UNAVAILABLE');
+const timeout = respond('GATEWAY_TIMEOUT');
+const badGateway = respond('BAD_GATEWAY');
+const badRequest = respond('BAD_REQUEST');
+const internalError = respond('INTERNAL_ERROR');
 
 export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
-  // Every refusal of a key is a 401: no key ever gets a 403.
+  // Every refusal of a key is a 401, but a valid key's scope: 403.
   UNAUTHORIZED: unauthorized,
-  ACCESS_DENIED: unauthorized,
+  ACCESS_DENIED: forbidden,
   EXPIRED_TOKEN: unauthorized,
   INVALID_SIGNATURE: unauthorized,
   INVALID_API_KEY: unauthorized,
@@ -82,8 +90,8 @@ export const gatewayResponses: Readonly<Record<GatewayResponseType, GatewayRespo
   RESOURCE_NOT_FOUND: notFound,
   BAD_REQUEST_PARAMETERS: badRequest,
   BAD_REQUEST_BODY: badRequest,
-  REQUEST_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported media type' },
+  REQUEST_TOO_LARGE: respond('PAYLOAD_TOO_LARGE', { message: 'Request body is too large' }),
+  UNSUPPORTED_MEDIA_TYPE: respond('UNSUPPORTED_MEDIA_TYPE', { message: 'Unsupported media type' }),
   THROTTLED: throttled,
   QUOTA_EXCEEDED: quotaExceeded,
   // The authorizer could not reach the keys table: a passing fault, not a bad key.

@@ -27,6 +27,7 @@ export const IdempotencyKey = z
   )
   .register(z.globalRegistry, {
     description:
-      'Makes a retry safe: a repeat with the same key and body within 24 hours creates nothing and gets the first ' +
-      'response again. 1–255 visible ASCII characters; `"abc"` means the same as `abc`.',
+      `Makes a retry safe: a repeat with the same key and body within ${IDEMPOTENCY_WINDOW_SECONDS / 3600} hours ` +
+      'creates nothing and gets the first response again. 1–255 visible ASCII characters; `"abc"` means the same ' +
+      'as `abc`.',
   });

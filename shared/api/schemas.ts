@@ -63,6 +63,8 @@ const Name = /* @__PURE__ */ z
     description: "The animal's name; white space around it is trimmed.",
     minLength: 1,
     maxLength: NAME_MAX_LENGTH,
+    // What "1 character after trimming" means for the text as sent: one that is not white space.
+    pattern: '\\S',
   });
 
 export const NewPet = /* @__PURE__ */ z
@@ -81,7 +83,7 @@ export type NewPet = z.output<typeof NewPet>;
 export const Pet = /* @__PURE__ */ z
   .strictObject({
     id: meta(Id, { description: 'Unique identifier, assigned by the service on creation.' }),
-    name: z.string(),
+    name: z.string().register(z.globalRegistry, { minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: '\\S' }),
     categoryId: Id,
     status: PetStatus,
   })
@@ -90,7 +92,14 @@ export type Pet = z.infer<typeof Pet>;
 
 export const Pets = /* @__PURE__ */ z
   .array(Pet)
-  .register(z.globalRegistry, { id: 'Pets', description: 'A page of animals.' });
+  .register(z.globalRegistry, { id: 'Pets', description: 'A page of animals.', maxItems: LIMIT_MAX });
+
+/**
+ * Every cursor the service issues is base64url, a dot, base64url (shared/domain/cursor.ts), well
+ * under this length: anything longer or otherwise spelt is refused before it is decoded.
+ */
+const CURSOR_MAX_LENGTH = 256;
+const CURSOR_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 const limitMessage = `must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`;
 export const ListPetsQuery = /* @__PURE__ */ (() =>
@@ -111,7 +120,15 @@ export const ListPetsQuery = /* @__PURE__ */ (() =>
       }),
     status: z.optional(PetStatus).register(z.globalRegistry, { description: 'Only animals with this status.' }),
     cursor: z
-      .optional(z.string().check(z.minLength(1, 'must not be empty')))
+      .optional(
+        z
+          .string()
+          .check(
+            z.minLength(1, 'must not be empty'),
+            z.maxLength(CURSOR_MAX_LENGTH, 'is invalid'),
+            z.regex(CURSOR_PATTERN, 'is invalid'),
+          ),
+      )
       .register(z.globalRegistry, { description: 'Opaque position from the `next` link of the previous page.' }),
   }))();
 export type ListPetsQuery = z.output<typeof ListPetsQuery>;
@@ -134,6 +151,7 @@ export const PetIdParams = /* @__PURE__ */ (() =>
 export const ErrorCode = /* @__PURE__ */ z.enum([
   'BAD_REQUEST',
   'UNAUTHORIZED',
+  'FORBIDDEN',
   'NOT_FOUND',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -158,7 +176,11 @@ export const ErrorBody = /* @__PURE__ */ z
       .int()
       .check(z.gte(400), z.lte(599))
       .register(z.globalRegistry, { description: 'The HTTP status code of the response.' }),
-    requestId: z.string().register(z.globalRegistry, { description: 'Equal to the x-amzn-RequestId response header.' }),
+    requestId: z.string().register(z.globalRegistry, {
+      description: 'Equal to the x-amzn-RequestId response header.',
+      format: 'uuid',
+      maxLength: 36,
+    }),
     details: z
       .optional(z.array(ErrorDetail))
       .register(z.globalRegistry, { description: 'Present on validation errors only.' }),

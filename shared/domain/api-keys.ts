@@ -39,3 +39,78 @@ export const bearerKey = (header: string | undefined): string | undefined => {
   if (header === undefined || !authorization.test(header)) return undefined;
   return header.slice('bearer'.length).trim();
 };
+
+/**
+ * What a key may do: `write` every operation, `read` the GET operations only. A key issued
+ * before scopes existed has none stored and is `write`.
+ */
+export const KEY_SCOPES = ['read', 'write'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+export const DEFAULT_KEY_SCOPE: KeyScope = 'write';
+
+/** The HTTP methods a scope may invoke; the authorizer's policy denies the rest. */
+export const SCOPE_METHODS: Readonly<Record<KeyScope, readonly string[]>> = {
+  read: ['GET'],
+  write: ['GET', 'POST'],
+};
+
+/**
+ * How stale a key's recorded last use may be: the authorizer records a use only when the
+ * stored one is older than this, and runs once per key per cache TTL (deployed 300 s), so
+ * `keys list` is right to within this, at one write per key per 5 minutes at most.
+ */
+export const LAST_USE_RESOLUTION_MS = 300_000;
+
+/** Whether a key with this expiry (ISO 8601) is expired at `now`. */
+export const isExpired = (expiresAt: string | undefined, now = Date.now()): boolean =>
+  expiresAt !== undefined && Date.parse(expiresAt) <= now;
+
+/** A key's limits: its usage plan's, deployed; the local stage's PETSTORE_KEY_* variables locally. */
+export interface RateLimits {
+  /** Steady requests per second, and the bucket that absorbs bursts. */
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+  /** Requests per UTC day; undefined: no quota. */
+  readonly quotaPerDay?: number | undefined;
+}
+
+/** A steady rate as a quota per window in whole requests (the draft's `q` is an integer). */
+const steadyItem = (rate: number): string =>
+  Number.isInteger(rate) ? `"steady";q=${rate};w=1` : `"steady";q=${Math.max(1, Math.floor(rate * 60))};w=60`;
+
+/**
+ * The `RateLimit-Policy` value (draft-ietf-httpapi-ratelimit-headers): one quota policy per
+ * limit, `q` requests per `w` seconds, e.g. `"burst";q=100;w=1, "steady";q=50;w=1,
+ * "daily";q=2000000;w=86400`. `burst` is what may arrive at once, `steady` what may be sent
+ * every second after it; the daily window is the UTC day.
+ */
+export const rateLimitPolicy = ({ rateLimit, burstLimit, quotaPerDay }: RateLimits): string =>
+  [
+    `"burst";q=${burstLimit};w=1`,
+    steadyItem(rateLimit),
+    ...(quotaPerDay === undefined ? [] : [`"daily";q=${quotaPerDay};w=86400`]),
+  ].join(', ');
+
+/** The environment variables that hand a stage's limits per key to the authorizer. */
+const KEY_LIMITS_ENV = {
+  rateLimit: 'KEY_RATE_LIMIT',
+  burstLimit: 'KEY_BURST_LIMIT',
+  quotaPerDay: 'KEY_QUOTA_PER_DAY',
+} as const;
+
+/** The limits the environment names; undefined when it names none (no header then). */
+export const rateLimitsFromEnv = (env: Record<string, string | undefined>): RateLimits | undefined => {
+  const rateLimit = Number(env[KEY_LIMITS_ENV.rateLimit]);
+  const burstLimit = Number(env[KEY_LIMITS_ENV.burstLimit]);
+  if (!(rateLimit > 0 && Number.isFinite(rateLimit)) || !(burstLimit > 0 && Number.isInteger(burstLimit)))
+    return undefined;
+  const quota = Number(env[KEY_LIMITS_ENV.quotaPerDay]);
+  return { rateLimit, burstLimit, quotaPerDay: Number.isInteger(quota) && quota > 0 ? quota : undefined };
+};
+
+/** The environment that names `limits` (the stack gives it to the authorizer; the local stage too). */
+export const rateLimitsEnv = (limits: RateLimits): Record<string, string> => ({
+  [KEY_LIMITS_ENV.rateLimit]: String(limits.rateLimit),
+  [KEY_LIMITS_ENV.burstLimit]: String(limits.burstLimit),
+  ...(limits.quotaPerDay !== undefined && { [KEY_LIMITS_ENV.quotaPerDay]: String(limits.quotaPerDay) }),
+});

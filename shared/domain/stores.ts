@@ -3,6 +3,7 @@
 // them. Beside them: the paging cursor, the id allocator and the API key format.
 // shared/domain imports only shared/api (the contract's shapes and typed errors).
 import type { NewPet, Pet, PetStatus } from '../api/schemas.ts';
+import type { KeyScope } from './api-keys.ts';
 
 interface ListRequest {
   limit: number;
@@ -16,7 +17,10 @@ export interface ListPage {
 }
 
 export interface PetsRepository {
-  create(newPet: NewPet): Promise<Pet>;
+  /** Creates under a fresh id, or under `id` (an id from newId, chosen before): never over another animal. */
+  create(newPet: NewPet, id?: number): Promise<Pet>;
+  /** An id no animal has, and none will be given: for a create that must name its id before it writes. */
+  newId(): Promise<number>;
   get(id: number): Promise<Pet | undefined>;
   list(request: ListRequest): Promise<ListPage>;
 }
@@ -26,15 +30,63 @@ export interface KeyRecord {
   label: string;
   createdAt: string;
   revokedAt?: string;
+  /** Absent on keys issued before scopes: those are `write`. */
+  scope?: KeyScope;
+  /** From then on the key is refused, as a revoked one is. */
+  expiresAt?: string;
+  /** The key this one replaced (`keys rotate`), and the key that replaced this one. */
+  rotatedFrom?: string;
+  rotatedTo?: string;
+  /** When the authorizer last let the key in, to within LAST_USE_RESOLUTION_MS. */
+  lastUsedAt?: string;
 }
+
+/** What the authorizer needs to know of a key. */
+interface KeyGrant {
+  keyId: string;
+  revoked: boolean;
+  scope: KeyScope;
+  expiresAt?: string | undefined;
+  /** Its usage identifier: none for a key issued before usage plans. */
+  usageKey?: string | undefined;
+  lastUsedAt?: string | undefined;
+}
+
+export interface NewKeyOptions {
+  scope?: KeyScope | undefined;
+  expiresAt?: string | undefined;
+}
+
+type IssuedKey = KeyRecord & { key: string; usageKey: string };
+
+interface RotateOptions {
+  oldExpiresAt: string;
+  /** The new key's own expiry; none by default. */
+  expiresAt?: string | undefined;
+  prepare?: ((created: IssuedKey) => Promise<void>) | undefined;
+}
+
+/** Why a rotation was refused: the key is revoked, or was already rotated (to `rotatedTo`). */
+export class RotationRefused extends Error {}
+
 export interface KeysRepository {
+  /** The key's grant; undefined when no such key was ever issued. */
+  lookup(key: string): Promise<KeyGrant | undefined>;
   /**
-   * The key's id, whether it was revoked, and its usage identifier (none for a key issued
-   * before usage plans); undefined when no such key was ever issued.
+   * Records that the key was used now, unless a use within LAST_USE_RESOLUTION_MS is
+   * recorded already (a conditional write: concurrent authorizers write once).
    */
-  lookup(key: string): Promise<{ keyId: string; revoked: boolean; usageKey?: string | undefined } | undefined>;
+  recordUse(key: string, now?: Date): Promise<void>;
   /** Issues a new key: the only time the key itself is ever seen. */
-  create(label: string): Promise<KeyRecord & { key: string; usageKey: string }>;
+  create(label: string, options?: NewKeyOptions): Promise<IssuedKey>;
+  /**
+   * Issues a key with the label and scope of `keyId`, then sets `keyId` to expire at
+   * `oldExpiresAt` (unless it expires sooner) and links the two. `prepare` runs on the new
+   * key before the old one is touched: when it throws, the new key is revoked and the old
+   * one left as it was. Undefined when no such key exists; RotationRefused when it is
+   * revoked or already rotated.
+   */
+  rotate(keyId: string, options: RotateOptions): Promise<{ old: KeyRecord; created: IssuedKey } | undefined>;
   /** Gives every key that has none a usage identifier (keys issued before usage plans); returns those keys. */
   assignUsageKeys(): Promise<Array<{ keyId: string; usageKey: string }>>;
   /** Registers a key chosen elsewhere (PETSTORE_API_KEY); keeps the record if it exists. */

@@ -4,17 +4,18 @@
 // shared/api and shared/domain, nothing of Lambda, CDK or the emulator.
 //
 // One DynamoDB client per container, with a time budget: a slow or throttling
-// DynamoDB must become a 503 well inside the functions' 10 s timeout, never a hang.
+// DynamoDB must become a 503 well inside the functions' timeout, never a hang.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/util-retry';
 import { ServiceUnavailableError } from '../api/errors.ts';
 
 /**
- * Worst case for one call: 3 attempts × (0.5 s connect + 1 s response) + 0.05 s + 0.1 s
- * of back-off ≈ 4.7 s. createPet makes two calls (id block, put), four with an Idempotency-Key;
- * should several of them each use up their budget, middy answers 504 before Lambda's 10 s.
- * DynamoDB answers in single-digit milliseconds, so 1 s is a fault, not a slow day.
+ * Worst case for one call: every attempt uses up its connect and response timeouts, plus the
+ * back-offs between them: under half the functions' timeout (test/unit/dynamodb-budget.test.ts).
+ * createPet makes two calls (id block, put), four with an Idempotency-Key; should several of
+ * them each use up their budget, middy answers 504 before Lambda's deadline. DynamoDB answers
+ * in single-digit milliseconds, so a response that takes requestTimeoutMs is a fault, not a slow day.
  */
 export interface TimeBudget {
   readonly maxAttempts: number;
@@ -32,7 +33,7 @@ export const DYNAMODB_TIME_BUDGET: TimeBudget = {
 
 /**
  * Set by the local stage only: its embedded DynamoDB shares the server's event loop, so on a
- * busy machine an answer can wait past 1 s without anything being wrong. Deployed functions
+ * busy machine an answer can wait past the deployed timeout without anything being wrong. Deployed functions
  * never have it and keep the budget above.
  */
 export const REQUEST_TIMEOUT_ENV = 'DYNAMODB_REQUEST_TIMEOUT_MS';

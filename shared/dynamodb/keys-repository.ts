@@ -1,8 +1,17 @@
-// The keys table: the authorizer's one lookup, and the key tool's create/list/revoke.
+// The keys table: the authorizer's lookup and its last-use record, and the key tool's
+// create/rotate/list/revoke.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { generateKey, generateKeyId, generateUsageKey, hashKey } from '../domain/api-keys.ts';
-import type { KeyRecord, KeysRepository } from '../domain/stores.ts';
+import {
+  DEFAULT_KEY_SCOPE,
+  generateKey,
+  generateKeyId,
+  generateUsageKey,
+  hashKey,
+  type KeyScope,
+  LAST_USE_RESOLUTION_MS,
+} from '../domain/api-keys.ts';
+import { type KeyRecord, type KeysRepository, type NewKeyOptions, RotationRefused } from '../domain/stores.ts';
 import { withAvailability } from './client.ts';
 
 interface KeyItem extends KeyRecord {
@@ -12,6 +21,9 @@ interface KeyItem extends KeyRecord {
 }
 
 const toRecord = ({ keyHash: _hash, usageKey: _usage, ...record }: KeyItem): KeyRecord => record;
+
+/** The earlier of two ISO 8601 times, either of which may be absent. */
+const earlier = (a: string | undefined, b: string): string => (a !== undefined && a < b ? a : b);
 
 export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: string): KeysRepository => {
   const scanAll = async (): Promise<KeyItem[]> => {
@@ -31,6 +43,34 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
     );
   };
 
+  const issue = async (label: string, { scope, expiresAt }: NewKeyOptions, rotatedFrom?: string) => {
+    const key = generateKey();
+    const record: KeyRecord = {
+      keyId: generateKeyId(),
+      label,
+      createdAt: new Date().toISOString(),
+      scope: scope ?? DEFAULT_KEY_SCOPE,
+      ...(expiresAt !== undefined && { expiresAt }),
+      ...(rotatedFrom !== undefined && { rotatedFrom }),
+    };
+    const usageKey = generateUsageKey();
+    await putNew({ keyHash: hashKey(key), ...record, usageKey });
+    return { ...record, key, usageKey };
+  };
+
+  const findById = async (keyId: string) => (await scanAll()).find((candidate) => candidate.keyId === keyId);
+
+  const markRevoked = (keyHash: string) =>
+    client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { keyHash },
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+        ConditionExpression: 'attribute_exists(keyHash)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      }),
+    );
+
   return {
     async lookup(key) {
       const { Item } = await withAvailability(() =>
@@ -38,27 +78,87 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
           new GetCommand({
             TableName: tableName,
             Key: { keyHash: hashKey(key) },
-            ProjectionExpression: 'keyId, revokedAt, usageKey',
+            ProjectionExpression: 'keyId, revokedAt, usageKey, #scope, expiresAt, lastUsedAt',
+            ExpressionAttributeNames: { '#scope': 'scope' },
           }),
         ),
       );
       if (!Item) return undefined;
-      return { keyId: Item.keyId as string, revoked: Item.revokedAt !== undefined, usageKey: Item.usageKey as string };
+      return {
+        keyId: Item.keyId as string,
+        revoked: Item.revokedAt !== undefined,
+        scope: (Item.scope as KeyScope | undefined) ?? DEFAULT_KEY_SCOPE,
+        expiresAt: Item.expiresAt as string | undefined,
+        usageKey: Item.usageKey as string | undefined,
+        lastUsedAt: Item.lastUsedAt as string | undefined,
+      };
     },
 
-    async create(label) {
-      const key = generateKey();
-      const record: KeyRecord = { keyId: generateKeyId(), label, createdAt: new Date().toISOString() };
-      const usageKey = generateUsageKey();
-      await putNew({ keyHash: hashKey(key), ...record, usageKey });
-      return { ...record, key, usageKey };
+    async recordUse(key, now = new Date()) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { keyHash: hashKey(key) },
+            // Only these two attributes: the authorizer's role may touch no other (infra/constructs/functions.ts).
+            UpdateExpression: 'SET lastUsedAt = :now',
+            ConditionExpression:
+              'attribute_exists(keyHash) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+            ExpressionAttributeValues: {
+              ':now': now.toISOString(),
+              ':stale': new Date(now.getTime() - LAST_USE_RESOLUTION_MS).toISOString(),
+            },
+          }),
+        );
+      } catch (error) {
+        // Another authorizer recorded a use just now: nothing left to record.
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    },
+
+    create: (label, options = {}) => issue(label, options),
+
+    async rotate(keyId, { oldExpiresAt, expiresAt, prepare }) {
+      const old = await findById(keyId);
+      if (!old) return undefined;
+      if (old.revokedAt !== undefined) throw new RotationRefused(`${keyId} is revoked: create a new key instead`);
+      if (old.rotatedTo !== undefined)
+        throw new RotationRefused(`${keyId} was already rotated to ${old.rotatedTo}: rotate that key instead`);
+      const created = await issue(old.label, { scope: old.scope, expiresAt }, keyId);
+      const oldExpiry = earlier(old.expiresAt, oldExpiresAt);
+      try {
+        await prepare?.(created);
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { keyHash: old.keyHash },
+            UpdateExpression: 'SET rotatedTo = :to, expiresAt = :expires',
+            // A revoke or another rotation in between wins: one key never has two successors.
+            ConditionExpression:
+              'attribute_exists(keyHash) AND attribute_not_exists(revokedAt) AND attribute_not_exists(rotatedTo)',
+            ExpressionAttributeValues: { ':to': created.keyId, ':expires': oldExpiry },
+          }),
+        );
+      } catch (error) {
+        // Never a key handed out half made: the new one goes, the old one stays as it was.
+        await markRevoked(hashKey(created.key));
+        if (error instanceof ConditionalCheckFailedException)
+          throw new RotationRefused(`${keyId} was revoked or rotated meanwhile`);
+        throw error;
+      }
+      return { old: { ...toRecord(old), rotatedTo: created.keyId, expiresAt: oldExpiry }, created };
     },
 
     async register(key, label) {
       const keyHash = hashKey(key);
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash } }));
       if (Item) return toRecord(Item as KeyItem);
-      const record: KeyRecord = { keyId: generateKeyId(), label, createdAt: new Date().toISOString() };
+      const record: KeyRecord = {
+        keyId: generateKeyId(),
+        label,
+        createdAt: new Date().toISOString(),
+        scope: DEFAULT_KEY_SCOPE,
+      };
       await putNew({ keyHash, ...record, usageKey: generateUsageKey() });
       return record;
     },
@@ -91,17 +191,9 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
     },
 
     async revoke(keyId) {
-      const item = (await scanAll()).find((candidate) => candidate.keyId === keyId);
+      const item = await findById(keyId);
       if (!item) return false;
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { keyHash: item.keyHash },
-          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-          ConditionExpression: 'attribute_exists(keyHash)',
-          ExpressionAttributeValues: { ':now': new Date().toISOString() },
-        }),
-      );
+      await markRevoked(item.keyHash);
       return true;
     },
   };

@@ -72,7 +72,16 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
     });
 
   return {
-    async create(newPet) {
+    newId: () => ids.next(),
+
+    async create(newPet, id) {
+      if (id !== undefined) {
+        // The id was chosen before (an idempotency record names it): another animal under it
+        // (a table restored behind the counter) must fail the create, never be overwritten.
+        const pet: Pet = { id, ...newPet };
+        await withAvailability(() => client.send(putNewPet(petsTableName, pet)));
+        return pet;
+      }
       for (let attempt = 1; ; attempt++) {
         const pet: Pet = { id: await ids.next(), ...newPet };
         try {

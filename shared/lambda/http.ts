@@ -38,7 +38,7 @@ export const headerValues = (event: APIGatewayProxyEvent, name: string): string[
   return values;
 };
 
-export const bodyBytes = (event: APIGatewayProxyEvent): Buffer =>
+const bodyBytes = (event: APIGatewayProxyEvent): Buffer =>
   Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
 
 /**
@@ -78,12 +78,74 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 /** `\uD800` to `\uDFFF`, the escapes of UTF-16 surrogates (a false alarm on `\\uD800` only costs the check). */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/**
+ * A number literal with a fraction or an exponent, or more digits than a double holds exactly:
+ * the only ones whose value a double may round (a false alarm inside a string only costs the check).
+ */
+const ROUNDABLE_NUMBER = /[0-9][.eE]|[0-9]{16}/;
+const NUMBER_LITERAL = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 /** Strict: bytes that are not UTF-8 are an error, never a U+FFFD stored in their place. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const notUtf8 = () => new BadRequestError('request body must be UTF-8', [{ field: 'body', message: 'must be UTF-8' }]);
 
+/**
+ * True when the JSON number literal `source` is exactly the integer `value`: `7.0`, `7e0` and
+ * `70e-1` are 7; `1.0000000000000001` is not 1, though JSON.parse rounds it to 1.
+ */
+const isExactInteger = (source: string, value: number): boolean => {
+  const match = NUMBER_LITERAL.exec(source);
+  if (!match) return false;
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  const digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (!digits) return value === 0;
+  // The literal is digits × 10^shift.
+  const shift = Number(exponent) - fraction.length;
+  let integer: bigint;
+  if (shift >= 0) {
+    if (digits.length + shift > 400) return false; // past every double
+    integer = BigInt(digits) * 10n ** BigInt(shift);
+  } else {
+    const point = digits.length + shift;
+    if (!/^0*$/.test(digits.slice(Math.max(point, 0)))) return false; // a fraction is left
+    integer = point > 0 ? BigInt(digits.slice(0, point)) : 0n;
+  }
+  return BigInt(value) === (sign ? -integer : integer);
+};
+
+/** What JSON.parse (Node 24) tells a reviver about a primitive: its text as sent. */
+type ReviverContext = { source?: string };
+
+/**
+ * The body parsed as sent, or undefined when it is not JSON. Numbers are judged by their literal,
+ * not their double: one that rounds to an integer it is not (`1.0000000000000001`) becomes NaN,
+ * which no schema takes for an integer. A lone surrogate escape (`\ud800`), which no UTF-8 text can
+ * carry, sets `wellFormed.value` to false. Only a text that may hold either pays for the reviver,
+ * which slows JSON.parse several times over.
+ */
+const parseJson = (text: string, wellFormed: { value: boolean }): unknown => {
+  const surrogates = SURROGATE_ESCAPE.test(text);
+  if (!surrogates && !ROUNDABLE_NUMBER.test(text)) return JSON.parse(text);
+  return JSON.parse(text, (name, value: unknown, context?: ReviverContext) => {
+    if (surrogates && (!name.isWellFormed() || (typeof value === 'string' && !value.isWellFormed())))
+      wellFormed.value = false;
+    if (typeof value === 'number' && Number.isInteger(value) && context?.source !== undefined)
+      return isExactInteger(context.source, value) ? value : Number.NaN;
+    return value;
+  });
+};
+
 /** An `application/json` body (UTF-8, as JSON is) holding a JSON object, validated by `schema`. */
-export const parseJsonBody = <S extends z.ZodMiniType>(event: APIGatewayProxyEvent, schema: S): z.output<S> => {
+/** A request body as parsed JSON (`json`, what an Idempotency-Key is bound to) and as validated (`data`). */
+interface ParsedBody<T> {
+  readonly json: unknown;
+  readonly data: T;
+}
+
+/** An `application/json` body (UTF-8, as JSON is) holding a JSON object, validated by `schema`. */
+export const parseJsonBody = <S extends z.ZodMiniType>(
+  event: APIGatewayProxyEvent,
+  schema: S,
+): ParsedBody<z.output<S>> => {
   const contentType = header(event, 'content-type')?.trim() ?? '';
   if (!JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaTypeError();
   const charset = CHARSET_PARAMETER.exec(contentType)?.[1];
@@ -92,26 +154,19 @@ export const parseJsonBody = <S extends z.ZodMiniType>(event: APIGatewayProxyEve
   }
   let text: string;
   try {
+    // TextDecoder drops a leading byte order mark, which JSON.parse would refuse.
     text = utf8.decode(bodyBytes(event));
   } catch {
     throw notUtf8();
   }
-  let wellFormed = true;
+  const wellFormed = { value: true };
   let body: unknown;
   try {
-    // An escape like `\ud800` parses to a lone surrogate, which no UTF-8 text can carry. Only a
-    // text with such an escape can hold one, and only it pays for the reviver, which slows
-    // JSON.parse several times over.
-    body = SURROGATE_ESCAPE.test(text)
-      ? JSON.parse(text, (name, value: unknown) => {
-          if (!name.isWellFormed() || (typeof value === 'string' && !value.isWellFormed())) wellFormed = false;
-          return value;
-        })
-      : JSON.parse(text);
+    body = parseJson(text, wellFormed);
   } catch {
     throw new BadRequestError('request body must be valid JSON', [{ field: 'body', message: 'must be valid JSON' }]);
   }
-  if (!wellFormed) throw notUtf8();
+  if (!wellFormed.value) throw notUtf8();
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new BadRequestError('request body must be a JSON object', [
       { field: 'body', message: 'must be a JSON object' },
@@ -119,5 +174,5 @@ export const parseJsonBody = <S extends z.ZodMiniType>(event: APIGatewayProxyEve
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw validationError(parsed.error, 'body');
-  return parsed.data;
+  return { json: body, data: parsed.data };
 };

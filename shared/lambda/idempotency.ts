@@ -1,9 +1,11 @@
-// Safe retries of a create (api-contract.md, "Safe retries"), with Powertools' idempotency
-// utility and its DynamoDB persistence layer: the first request with a key takes a record,
-// runs, and stores its 201; a repeat with the same body, within 24 hours, gets that 201
-// again; a failure deletes the record, so the client may retry. No header, no record.
+// Safe retries of a create (docs/api.md, "Safe retries"), with Powertools' idempotency
+// utility and a persistence layer that reserves the animal's id in the record
+// (shared/dynamodb/idempotency-records.ts says why Powertools alone is not enough): the first
+// request with a key takes a record naming an id, creates the animal under it, and stores its
+// 201; a repeat with the same body, within IDEMPOTENCY_WINDOW_SECONDS, gets that 201 again. However the first
+// attempt ended (failed, timed out, crashed), a retry finds the animal it made under that id,
+// or makes it then: one animal per key, whatever fails. No header, no record.
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -15,22 +17,39 @@ import {
   IdempotencyKey,
 } from '../api/idempotency.ts';
 import { documentClient, isUnavailable } from '../dynamodb/client.ts';
+import { type Reservation, ReservingPersistenceLayer } from '../dynamodb/idempotency-records.ts';
 import { idempotencyTable, tableName } from '../dynamodb/tables.ts';
-import { bodyBytes, headerValues } from './http.ts';
+import { headerValues } from './http.ts';
 import { keyIdOf } from './middleware.ts';
 
 type Result = APIGatewayProxyResult;
 type AttemptMiddleware = MiddlewareObj<Attempt, Result, Error, Context, Record<string, unknown>>;
 
-/** What the record is made of: the caller's key id and Idempotency-Key, and the body as parsed JSON. */
+/**
+ * What the record is made of: the caller's key id and Idempotency-Key, and the body as parsed
+ * JSON; and the animal id it names (the reservation, filled in when the record is taken).
+ */
 interface Attempt {
   readonly scope: string;
   readonly key: string;
   readonly body: unknown;
-  readonly create: () => Promise<Result>;
+  readonly reservation: Reservation;
+  readonly run: (reserved: NonNullable<Reservation['taken']>) => Promise<Result>;
 }
 
-/** Thrown past the middleware so that it deletes the record: only a 201 is remembered. */
+/** A create that can be made exactly once: under an id chosen beforehand, and found again by it. */
+export interface IdempotentCreate {
+  /** Creates without an Idempotency-Key: any fresh id. */
+  create(): Promise<Result>;
+  /** A fresh id, for the record to name before anything is written. */
+  newId(): Promise<number>;
+  /** Creates under `id`; never overwrites another animal. */
+  createAs(id: number): Promise<Result>;
+  /** The 201 of the animal an earlier attempt made under `id`; undefined when it made none. */
+  find(id: number): Promise<Result | undefined>;
+}
+
+/** Thrown past the middleware so that it releases the record: only a 201 is remembered. */
 class NotRemembered extends Error {
   readonly result: Result;
   constructor(result: Result) {
@@ -38,6 +57,11 @@ class NotRemembered extends Error {
     this.result = result;
   }
 }
+
+const withReplayedHeader = (result: Result): Result => ({
+  ...result,
+  headers: { ...result.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+});
 
 // One for every invocation: Powertools keeps the latest invocation's context in it for the
 // in-progress expiry, and invocations running side by side all have the same 10 s deadline.
@@ -48,10 +72,7 @@ const config = new IdempotencyConfig({
   payloadValidationJmesPath: 'body',
   expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
   hashFunction: 'sha256',
-  responseHook: (response) => {
-    const replay = response as unknown as Result;
-    return { ...replay, headers: { ...replay.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
-  },
+  responseHook: (response) => withReplayedHeader(response as unknown as Result) as unknown as typeof response,
 });
 
 const OWNS_RECORD = 'petstore.ownsIdempotencyRecord';
@@ -59,8 +80,9 @@ const OWNS_RECORD = 'petstore.ownsIdempotencyRecord';
  * Powertools 2.35's middleware deletes the record in onError even when its own `before`
  * refused the request: a 409 removed the lock of the request still running, a 422 the
  * stored 201 (powertools-lambda-typescript#5675, fixed after 2.35, the newest release).
- * As the fix does: only the request that took the record deletes it, and only while its
- * handler has not answered.
+ * As the fix does: only the request that took the record deletes it (here: releases it, which
+ * would as well let a retry in beside the request still running), and only while its handler
+ * has not answered.
  */
 const ownRecordOnly = (inner: ReturnType<typeof makeHandlerIdempotent>): AttemptMiddleware => ({
   before: async (request) => {
@@ -85,18 +107,16 @@ const idempotentCreate = () =>
     .use(
       ownRecordOnly(
         makeHandlerIdempotent({
-          persistenceStore: new DynamoDBPersistenceLayer({
-            tableName: tableName(idempotencyTable),
-            awsSdkV3Client: documentClient(),
-          }),
+          persistenceStore: new ReservingPersistenceLayer(tableName(idempotencyTable), documentClient()),
           config,
           // Not the function's name (Powertools' default), which a redeploy may change.
           keyPrefix: 'createPet',
         }),
       ),
     )
-    .handler(async ({ create }) => {
-      const result = await create();
+    .handler(async ({ run, reservation }) => {
+      if (!reservation.taken) throw new Error('the idempotency record was not taken');
+      const result = await run(reservation.taken);
       if (result.statusCode !== 201) throw new NotRemembered(result);
       return result;
     }));
@@ -115,7 +135,7 @@ export const contractError = (error: unknown): unknown => {
   if (!(error instanceof Error)) return error;
   switch (error.name) {
     case 'IdempotencyAlreadyInProgressError':
-    // The first request failed and let go of the record between our put and our read.
+    // The record went away between our write and our read (its window over, deleted).
     case 'IdempotencyItemNotFoundError':
       return new ConflictError(`A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry later`);
     case 'IdempotencyValidationError':
@@ -128,21 +148,31 @@ export const contractError = (error: unknown): unknown => {
 };
 
 /**
- * Runs `create` once per caller and Idempotency-Key; without the header, just runs it.
- * Call it after the body was validated: a malformed request is a 400 whatever its key.
+ * Runs the create once per caller, Idempotency-Key and body; without the header, just runs it.
+ * Call it after the body was validated (`body`: as parsed): a malformed request is a 400
+ * whatever its key.
  */
 export const idempotently = async (
   event: APIGatewayProxyEvent,
   context: Context,
-  create: () => Promise<Result>,
+  body: unknown,
+  operation: IdempotentCreate,
 ): Promise<Result> => {
   const key = idempotencyKeyOf(event);
-  if (key === undefined) return create();
+  if (key === undefined) return operation.create();
   const scope = keyIdOf(event);
   if (!scope) throw new Error('no key id from the authorizer to scope the Idempotency-Key by');
-  const body: unknown = JSON.parse(bodyBytes(event).toString('utf8'));
+  let replayed = false;
+  const run = async ({ petId, resumed }: NonNullable<Reservation['taken']>): Promise<Result> => {
+    // An earlier attempt took this record and ended without completing it: it may have made the animal.
+    const found = resumed ? await operation.find(petId) : undefined;
+    replayed = found !== undefined;
+    return found ?? operation.createAs(petId);
+  };
+  const reservation: Reservation = { newId: () => operation.newId() };
   try {
-    return await idempotentCreate()({ scope, key, body, create }, context);
+    const result = await idempotentCreate()({ scope, key, body, reservation, run }, context);
+    return replayed ? withReplayedHeader(result) : result;
   } catch (error) {
     if (error instanceof NotRemembered) return error.result;
     throw contractError(error);

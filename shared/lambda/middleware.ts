@@ -89,6 +89,8 @@ const requestTelemetry = (operation: OperationId): HttpMiddleware => {
     metrics.push(
       metric('requests', { operation, statusClass: statusClassOf(status) }),
       metric('latency', { operation }, latencyMs),
+      // The release alarms' view: this version's answers, and which of them were faults.
+      metric('versionFaults', { operation, executedVersion: request.context.functionVersion }, status >= 500 ? 1 : 0),
     );
     if (errorCode === 'BAD_REQUEST') metrics.push(metric('validationFailures', { operation }));
     if (errorCode === 'SERVICE_UNAVAILABLE') metrics.push(metric('dynamodbFaults', { operation }));
@@ -139,6 +141,19 @@ const requestLimits = (maxBytes: number): HttpMiddleware => ({
   },
 });
 
+/**
+ * `RateLimit-Policy` on every answer, success or error: the caller's limits, which the
+ * authorizer put in its context (the stage's usage plan, or the local stage's PETSTORE_KEY_*).
+ */
+const rateLimitPolicy = (): HttpMiddleware => {
+  const addHeader = ({ event, response }: HttpRequest) => {
+    const policy = event.requestContext.authorizer?.rateLimitPolicy;
+    if (!response || typeof policy !== 'string') return;
+    response.headers = { ...response.headers, 'RateLimit-Policy': policy };
+  };
+  return { after: addHeader, onError: addHeader };
+};
+
 /** RFC 9745 and RFC 8594 headers on every response, and a count of calls per key id. */
 const deprecated = (operation: OperationId, { since, sunset, successor }: Deprecation): HttpMiddleware => {
   // Fixed for the life of the function: formatted once, at init.
@@ -173,7 +188,8 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
     // reaches the Logger (whatever POWERTOOLS_LOGGER_LOG_EVENT says), and a fault's line gets the
     // context when it is written (logFault).
     .use(requestTelemetry(operationId));
-  // Registered before errorHandler so that its onError runs after the Error body exists.
+  // Registered before errorHandler so that their onError runs after the Error body exists.
+  chain.use(rateLimitPolicy());
   if (deprecation) chain.use(deprecated(operationId, deprecation));
   return chain.use(errorHandler()).use(requestLimits(MAX_BODY_BYTES)).handler(handler);
 };

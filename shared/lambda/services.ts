@@ -8,15 +8,18 @@ import { createPetsRepository } from '../dynamodb/pets-repository.ts';
 import { countersTable, keysTable, petsTable, tableName } from '../dynamodb/tables.ts';
 import { traceDynamoDBCalls } from '../observability/xray.ts';
 
-const required = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
+/**
+ * listPets' cursor codec, for the secret it was given last (cursor-secret.ts reads it): only
+ * listPets pages, so only its function has the secret, and sets it before each listing.
+ */
+let current: { readonly secret: string; readonly codec: CursorCodec } | undefined;
+export const useCursorSecret = (secret: string): void => {
+  if (current?.secret !== secret) current = { secret, codec: createCursorCodec(secret) };
 };
-
-/** Made on first use: only listPets pages, so only its function is given CURSOR_SECRET. */
-let cursorCodec: CursorCodec | undefined;
-const codec = (): CursorCodec => (cursorCodec ??= createCursorCodec(required('CURSOR_SECRET')));
+const codec = (): CursorCodec => {
+  if (!current) throw new Error('no cursor secret: useCursorSecret() before listing');
+  return current.codec;
+};
 const cursors: CursorCodec = {
   encode: (position) => codec().encode(position),
   decode: (cursor, status) => codec().decode(cursor, status),

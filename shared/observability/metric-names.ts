@@ -20,7 +20,14 @@ export const powertoolsEnvironment = (stage: string, logLevel: string, tracing =
   POWERTOOLS_TRACE_ENABLED: String(tracing),
 });
 
-export type MetricDimension = 'operation' | 'statusClass' | 'keyId' | 'reason' | 'function_name';
+export type MetricDimension =
+  | 'operation'
+  | 'statusClass'
+  | 'keyId'
+  | 'reason'
+  | 'function_name'
+  // Releases: the Lambda version that ran the invocation (its context's functionVersion).
+  | 'executedVersion';
 
 export interface MetricSpec {
   readonly name: string;
@@ -44,6 +51,13 @@ export const METRICS = {
   authFailures: { name: 'AuthFailures', unit: 'Count', dimensions: ['reason'] },
   /** Powertools' own cold-start metric (captureColdStartMetric), named by the Lambda function. */
   coldStart: { name: 'ColdStart', unit: 'Count', dimensions: ['function_name'] },
+  // ── Releases (infra/monitoring/release-alarms.ts) ──
+  /**
+   * Every answer of a function by the version that made it: 1 for a 5xx, 0 otherwise, so that
+   * SampleCount is the version's answers and Average its fault share. While CodeDeploy shifts
+   * traffic, the new version's own faults roll it back; the old version's do not.
+   */
+  versionFaults: { name: 'VersionFaults', unit: 'Count', dimensions: ['operation', 'executedVersion'] },
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricKey = keyof typeof METRICS;
@@ -62,7 +76,7 @@ export const STATUS_CLASSES = ['2xx', '4xx', '5xx'] as const;
 export const statusClassOf = (status: number): string => `${Math.floor(status / 100)}xx`;
 
 /** Why the authorizer refused a key (the `reason` dimension and log field). */
-export const AUTH_FAILURE_REASONS = ['malformed', 'unknown', 'revoked'] as const;
+export const AUTH_FAILURE_REASONS = ['malformed', 'unknown', 'revoked', 'expired'] as const;
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 
 /**

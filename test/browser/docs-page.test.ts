@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = new URL('../../test-results/', import.meta.url);

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { CI_STACK_NAME } from '../../infra/ci/github.ts';
 import {
   DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
   DEPLOYED_STAGES,
@@ -17,13 +18,14 @@ beforeAll(async () => {
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
-test('the app has exactly the stacks PetStore-staging and PetStore-production', () => {
+test('the app has exactly the stacks PetStore-staging, PetStore-production and PetStore-ci', () => {
   const stacks = Object.entries(app.manifest().artifacts)
     .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
     .map(([id]) => id)
     .sort();
-  expect(stacks).toEqual(['PetStore-production', 'PetStore-staging']);
-  expect(DEPLOYED_STAGES.map(stackName).sort()).toEqual(stacks);
+  expect(stacks).toEqual(['PetStore-ci', 'PetStore-production', 'PetStore-staging']);
+  // One per deployed stage, and the delivery pipeline's (infra/ci).
+  expect([...DEPLOYED_STAGES.map(stackName), CI_STACK_NAME].sort()).toEqual(stacks);
 });
 
 test("each stack deploys to the CLI's account and region (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION)", () => {

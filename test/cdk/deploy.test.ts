@@ -1,10 +1,10 @@
 // The deployed stages as on-call and platform engineers meet them (issue 11): active tracing,
-// versions behind a `live` alias shifted by CodeDeploy with rollback alarms, the authorizer's
+// versions behind a `live` alias shifted by CodeDeploy with rollback alarms (test/cdk/release.test.ts
+// has the rest of a release), the authorizer's
 // reserved concurrency, 502 for a failed integration, a 404 for every path and method the
 // route table lacks, and an alarm topic CloudWatch may publish to.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { LIVE_ALIAS } from '../../infra/constructs/api-function.ts';
-import { rollbackAlarmIds } from '../../infra/constructs/deployment.ts';
 import type { FunctionName } from '../../infra/constructs/functions.ts';
 import { DEPLOYED_STAGES, stackName, stageSettings } from '../../infra/stages.ts';
 import { routes } from '../../shared/api/routes.ts';
@@ -60,40 +60,42 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       }
     });
 
-    test('each group rolls back on its alarms: the stage error rate, its latency, and the function’s own errors', () => {
+    test('each group rolls back on its own release alarms, on a failed check and when stopped', () => {
       const names = alarmNames();
-      const watched = groups().map(([, g]) => {
-        expect(g.Properties!.AutoRollbackConfiguration).toEqual({
-          Enabled: true,
-          Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM'],
-        });
-        expect(g.Properties!.AlarmConfiguration.Enabled).toBe(true);
-        return (g.Properties!.AlarmConfiguration.Alarms as { Name: unknown }[])
-          .map(({ Name }) => names.get(render(Name).slice(2, -1)))
-          .sort();
-      });
-      const expected = FUNCTION_NAMES.map((name) =>
-        rollbackAlarmIds(name)
-          .map((id) => `${stackName(stage)}-${id}`)
-          .sort(),
+      const watched = new Map(
+        groups().map(([id, g]) => {
+          expect(g.Properties!.AutoRollbackConfiguration).toEqual({
+            Enabled: true,
+            Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_REQUEST', 'DEPLOYMENT_STOP_ON_ALARM'],
+          });
+          expect(g.Properties!.AlarmConfiguration.Enabled).toBe(true);
+          const alarms = (g.Properties!.AlarmConfiguration.Alarms as { Name: unknown }[])
+            .map(({ Name }) => names.get(render(Name).slice(2, -1)))
+            .sort();
+          return [id, alarms] as const;
+        }),
       );
-      expect(watched.map((w) => w.join(' ')).sort()).toEqual(expected.map((e) => e.join(' ')).sort());
+      // Each function's alias names its group; the group watches that function's alarms only.
+      for (const name of FUNCTION_NAMES) {
+        const policy = resource(template(), ids().functions[name].alias).UpdatePolicy!.CodeDeployLambdaAliasUpdate;
+        const expected =
+          name === 'authorizer' ? ['ReleaseRefusals-authorizer'] : [`ReleaseErrors-${name}`, `ReleaseFaults-${name}`];
+        expect(watched.get(render(policy.DeploymentGroupName).slice(2, -1)), name).toEqual(
+          expected.map((id) => `${stackName(stage)}-${id}`),
+        );
+      }
     });
 
-    test(stage === 'production' ? 'shifts 10 % for 5 minutes first (canary)' : 'shifts all at once', () => {
+    test(`shifts ${settings.deployment.percent} % for ${settings.deployment.minutes} minutes first (canary)`, () => {
       const configs = new Set(groups().map(([, g]) => render(g.Properties!.DeploymentConfigName)));
       expect(configs.size).toBe(1);
       const [config] = [...configs];
-      if (settings.deployment.kind === 'allAtOnce') {
-        expect(config).toBe('CodeDeployDefault.LambdaAllAtOnce');
-        return;
-      }
       const [[id, custom]] = resourcesOfType(template(), 'AWS::CodeDeploy::DeploymentConfig') as [[string, any]];
       expect(config).toBe(`\${${id}}`);
       expect(custom.Properties.ComputePlatform).toBe('Lambda');
       expect(custom.Properties.TrafficRoutingConfig).toEqual({
         Type: 'TimeBasedCanary',
-        TimeBasedCanary: { CanaryPercentage: 10, CanaryInterval: 5 },
+        TimeBasedCanary: { CanaryPercentage: 10, CanaryInterval: stage === 'production' ? 10 : 5 },
       });
     });
   });
@@ -150,13 +152,17 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     const names = resourcesOfType(template(), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!.AlarmName);
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) expect(name.startsWith(prefix), name).toBe(true);
-    // The key grant stays: CloudWatch encrypts what it publishes with the topic's key.
+    // The key grant stays (CloudWatch encrypts what it publishes with the topic's key), under the
+    // same confused-deputy guard: this account's alarms of this stack only.
     const [[, key]] = resourcesOfType(template(), 'AWS::KMS::Key') as [[string, any]];
-    expect(key.Properties.KeyPolicy.Statement).toContainEqual(
-      expect.objectContaining({
-        Principal: { Service: 'cloudwatch.amazonaws.com' },
-        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-      }),
+    const grants = (key.Properties.KeyPolicy.Statement as any[]).filter(
+      (s) => s.Principal?.Service === 'cloudwatch.amazonaws.com',
+    );
+    expect(grants).toHaveLength(1);
+    expect(grants[0]).toMatchObject({ Effect: 'Allow', Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] });
+    expect(grants[0].Condition.StringEquals['aws:SourceAccount']).toBe('123456789012');
+    expect(render(grants[0].Condition.ArnLike['aws:SourceArn'])).toBe(
+      `arn:aws:cloudwatch:eu-west-1:123456789012:alarm:${prefix}*`,
     );
   });
 });

@@ -10,6 +10,7 @@ import type { FunctionName } from '../../infra/constructs/functions.ts';
 import { DEPLOYED_STAGES, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../../infra/stages.ts';
 import { routes } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
+import { CURSOR_SECRET_ARN_ENV, CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { allStatements, grantsOf, render, resource, resourcesOfType } from './support/template.ts';
 
@@ -25,10 +26,12 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
   const ids = () => app.index[stage];
   const fn = (name: FunctionName) => resource(app.template(stage), ids().functions[name].function).Properties!;
   const arn = (logicalId: string) => `\${${logicalId}.Arn}`;
+  const cursorSecretId = () => ids().cursorSecret;
 
   test('has one function per route of the route table, plus the authorizer, and no other', () => {
     expect(Object.keys(ids().functions).sort()).toEqual([...FUNCTION_NAMES].sort());
-    expect(resourcesOfType(app.template(stage), 'AWS::Lambda::Function')).toHaveLength(FUNCTION_NAMES.length);
+    // …and one pre-traffic hook for each (test/cdk/release.test.ts).
+    expect(resourcesOfType(app.template(stage), 'AWS::Lambda::Function')).toHaveLength(2 * FUNCTION_NAMES.length);
   });
 
   describe.each(FUNCTION_NAMES)('%s', (name) => {
@@ -61,17 +64,20 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         POWERTOOLS_TRACE_ENABLED: String(settings.functionTracing),
         ...Object.fromEntries(tables.map((t) => [t.envVar, `\${${ids().tables[t.name]}}`])),
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
+        // The usage plan's limits, which the authorizer names in every answer's RateLimit-Policy.
+        ...(name === 'authorizer' && {
+          KEY_RATE_LIMIT: String(settings.keyLimits.rateLimit),
+          KEY_BURST_LIMIT: String(settings.keyLimits.burstLimit),
+          KEY_QUOTA_PER_DAY: String(settings.keyLimits.quotaPerDay),
+        }),
       };
       const rendered = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, render(v)]));
-      const { CURSOR_SECRET: cursorSecret, ...rest } = rendered;
+      const { [CURSOR_SECRET_ARN_ENV]: cursorSecretArn, ...rest } = rendered;
       expect(rest).toEqual(expected);
-      if (name === 'listPets') {
-        // A dynamic reference: CloudFormation resolves it at deploy time; the template never holds the value.
-        const [[secretId]] = resourcesOfType(app.template(stage), 'AWS::SecretsManager::Secret') as [[string, unknown]];
-        expect(cursorSecret).toBe(`{{resolve:secretsmanager:\${${secretId}}:SecretString:::}}`);
-      } else {
-        expect(cursorSecret).toBeUndefined();
-      }
+      // Never the value: listPets reads it at run time from Secrets Manager, by the secret's ARN.
+      expect(Object.keys(rendered)).not.toContain(CURSOR_SECRET_ENV);
+      if (name === 'listPets') expect(cursorSecretArn).toBe(`\${${cursorSecretId()}}`);
+      else expect(cursorSecretArn).toBeUndefined();
     });
 
     test('has a role of its own that only Lambda can assume, with no managed policy', () => {
@@ -85,9 +91,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
   });
 
   test('the cursor secret is one random value of at least 32 characters, made by Secrets Manager', () => {
-    const secrets = resourcesOfType(app.template(stage), 'AWS::SecretsManager::Secret');
-    expect(secrets).toHaveLength(1);
-    const { GenerateSecretString, SecretString } = secrets[0]![1].Properties!;
+    const { GenerateSecretString, SecretString } = resource(app.template(stage), cursorSecretId()).Properties!;
     expect(SecretString).toBeUndefined();
     expect(GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(32);
     expect(GenerateSecretString.SecretStringTemplate).toBeUndefined();
@@ -99,7 +103,11 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       string
     >;
     const dynamodb: Record<FunctionName, string[]> = {
-      listPets: [`Allow dynamodb:Query ${arn(pets)}/index/byStatus`, `Allow dynamodb:Scan ${arn(pets)}`],
+      listPets: [
+        `Allow dynamodb:Query ${arn(pets)}/index/byStatus`,
+        `Allow dynamodb:Scan ${arn(pets)}`,
+        `Allow secretsmanager:GetSecretValue \${${cursorSecretId()}}`,
+      ],
       createPet: [
         `Allow dynamodb:PutItem ${arn(pets)}`,
         `Allow dynamodb:UpdateItem ${arn(counters)}`,
@@ -108,7 +116,14 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         ),
       ],
       getPet: [`Allow dynamodb:GetItem ${arn(pets)}`],
-      authorizer: [`Allow dynamodb:GetItem ${arn(keys)}`],
+      authorizer: [
+        `Allow dynamodb:GetItem ${arn(keys)}`,
+        // The last-use record: that one attribute, by the item's key, nothing read back.
+        `Allow dynamodb:UpdateItem ${arn(keys)} if ${JSON.stringify({
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        })}`,
+      ],
     };
     for (const name of FUNCTION_NAMES) {
       const logGroup = arn(ids().functions[name].logGroup);
@@ -121,7 +136,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     }
   });
 
-  test('no policy anywhere in the stack has a wildcard action, nor a wildcard resource but for X-Ray', () => {
+  test('no policy anywhere in the stack has a wildcard action, nor a wildcard resource but for X-Ray and the smoke canary', () => {
     const statements = allStatements(app.template(stage));
     expect(statements.length).toBeGreaterThan(0);
     for (const { logicalId, statement } of statements) {
@@ -129,7 +144,13 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       const xray = [statement.Action]
         .flat()
         .every((action) => /^xray:Put(TraceSegments|TelemetryRecords)$/.test(action));
-      if (xray) continue;
+      // What every Synthetics canary needs, and nothing else accepts a resource for (infra/monitoring/canary.ts).
+      const canary =
+        logicalId.startsWith('WatchSmokeCanaryRole') &&
+        [statement.Action]
+          .flat()
+          .every((action) => ['s3:ListAllMyBuckets', 'cloudwatch:PutMetricData'].includes(action));
+      if (xray || canary) continue;
       for (const target of [statement.Resource].flat()) expect(render(target), logicalId).not.toBe('*');
     }
   });

@@ -5,14 +5,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readOwner } from '../../infra/local/data-dir.ts';
+import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { BINARY_MEDIA_TYPES, isBinaryMediaType } from '../../shared/api/routes.ts';
-import { generateKey, hashKey } from '../../shared/domain/api-keys.ts';
+import { generateKey, hashKey, rateLimitPolicy } from '../../shared/domain/api-keys.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { issueKey } from '../e2e/support.ts';
-import { disposeServer, type LocalServer, startLocalServer } from '../support/local-server.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized } from './support/synth.ts';
 import { catchAllMethods, resourcesOfType, routeMethods } from './support/template.ts';
 
@@ -28,6 +28,7 @@ afterAll(async () => {
 });
 
 /** What API Gateway sends for a gateway response of `type`: status, headers and the rendered template. */
+const authorizerContext: Record<string, string> = { rateLimitPolicy: '"burst";q=2;w=1, "steady";q=1;w=1' };
 const synthesizedResponse = (type: GatewayResponseType, requestId: string, messageString: string) => {
   const found = resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').filter(
     ([, r]) => r.Properties!.ResponseType === type,
@@ -41,8 +42,12 @@ const synthesizedResponse = (type: GatewayResponseType, requestId: string, messa
   expect(body, 'no other variable is left to render').not.toContain('$');
   const headers = Object.fromEntries(
     Object.entries(ResponseParameters as Record<string, string>).map(([name, value]) => {
+      const header = name.replace(/^gatewayresponse\.header\./, '');
+      // Else a value of the authorizer's context, which API Gateway fills in for the request's key.
+      const fromContext = /^context\.authorizer\.(\w+)$/.exec(value)?.[1];
+      if (fromContext) return [header, authorizerContext[fromContext]];
       expect(value, 'a header value is a quoted literal').toMatch(/^'[^']*'$/);
-      return [name.replace(/^gatewayresponse\.header\./, ''), value.slice(1, -1)];
+      return [header, value.slice(1, -1)];
     }),
   );
   return { status: Number(StatusCode), headers, body: JSON.parse(body) as unknown };
@@ -67,7 +72,11 @@ describe('gateway responses', () => {
       const rendered = synthesizedResponse(type, 'c0ffee-request', 'Gateway says no');
       expect(rendered.body).toEqual(gatewayErrorBody(type, 'c0ffee-request', 'Gateway says no'));
       expect(rendered.status).toBe(gatewayResponses[type].status);
-      expect(rendered.headers).toEqual({ 'Content-Type': 'application/json', ...gatewayResponses[type].headers });
+      const { headers, authorizerHeaders = {} } = gatewayResponses[type];
+      const fromContext = Object.fromEntries(
+        Object.entries(authorizerHeaders).map(([name, key]) => [name, authorizerContext[key]]),
+      );
+      expect(rendered.headers).toEqual({ 'Content-Type': 'application/json', ...headers, ...fromContext });
     },
   );
 
@@ -213,8 +222,7 @@ describe('limits per key (the usage plan)', () => {
     for (const method of catchAllMethods(template)) expect(method.properties.ApiKeyRequired, method.path).toBeFalsy();
     // A key stored without a usage identifier, as keys were before usage plans.
     const key = generateKey();
-    const { dynamodbEndpoint } = readOwner(server.dataDir)!;
-    const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(dynamodbEndpoint!)));
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(runningDynamoDB(server.dataDir)!)));
     await client.send(
       new PutCommand({
         TableName: keysTable.name,
@@ -246,6 +254,11 @@ describe('limits per key (the usage plan)', () => {
     const expected = synthesizedResponse('THROTTLED', reply.headers.get('x-amzn-requestid')!, 'Too Many Requests');
     expect(await reply.json()).toEqual(expected.body);
     expect(reply.headers.get('retry-after')).toBe(expected.headers['Retry-After']);
+    // The key's limits, from the authorizer's context, as the template maps them.
+    const { RateLimit } = plan().Throttle as { RateLimit: number };
+    expect(reply.headers.get('ratelimit-policy')).toBe(
+      rateLimitPolicy({ rateLimit: RateLimit, burstLimit: BurstLimit }),
+    );
   });
 
   test('a used-up daily quota: the QUOTA_EXCEEDED response', async () => {
@@ -256,5 +269,6 @@ describe('limits per key (the usage plan)', () => {
     expect(reply.status).toBe(expected.status);
     expect(await reply.json()).toEqual(expected.body);
     expect(reply.headers.get('retry-after')).toBe(expected.headers['Retry-After']);
+    expect(reply.headers.get('ratelimit-policy')).toMatch(/"daily";q=1;w=86400$/);
   });
 });

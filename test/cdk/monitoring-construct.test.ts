@@ -4,7 +4,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RestApi, Stage, type StageBase } from 'aws-cdk-lib/aws-apigateway';
 import { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Function as LambdaFunction, Version } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NO_ALARM_DESTINATIONS, parseAlarmDestinations } from '../../infra/monitoring/alarm-destinations.ts';
@@ -18,11 +18,17 @@ const synth = (alarmDestinations = NO_ALARM_DESTINATIONS) => {
   const stack = new Stack(new App(), 'Probe', { env: { account: '123456789012', region: 'eu-west-1' } });
   const imported = (name: string) => ({
     function: LambdaFunction.fromFunctionName(stack, `${name}Fn`, `petstore-${name}`),
+    version: Version.fromVersionArn(
+      stack,
+      `${name}Version`,
+      `arn:aws:lambda:eu-west-1:123456789012:function:petstore-${name}:7`,
+    ),
     logGroup: LogGroup.fromLogGroupName(stack, `${name}Logs`, `/aws/lambda/petstore-${name}`),
   });
   new Monitoring(stack, 'Monitoring', {
     stage: 'staging',
     alarms: stageSettings.staging.alarms,
+    releaseAlarms: stageSettings.staging.releaseAlarms,
     alarmDestinations,
     alarmDestinationRequired: false,
     // An imported stage is a StageBase, typed as the IStage interface that lacks the metrics.
@@ -58,8 +64,12 @@ describe('Monitoring', () => {
   });
 
   it('has one alarm per kind and subject, one dashboard, one definition per saved query', () => {
-    // Api5xxRate, ApiLatencyP99, AuthorizerErrors; LambdaErrors per route; LambdaThrottles per function; two per table.
-    withoutEmail.resourceCountIs('AWS::CloudWatch::Alarm', 3 + routes.length + (routes.length + 1) + 2 * tables.length);
+    // Api5xxRate, ApiLatencyP99, AuthorizerErrors; LambdaErrors per route; LambdaThrottles per function; two per
+    // table; and the release alarms: ReleaseFaults and ReleaseErrors per route, ReleaseRefusals of the authorizer.
+    withoutEmail.resourceCountIs(
+      'AWS::CloudWatch::Alarm',
+      3 + routes.length + (routes.length + 1) + 2 * tables.length + 2 * routes.length + 1,
+    );
     withoutEmail.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     withoutEmail.resourceCountIs('AWS::Logs::QueryDefinition', savedQueries.length);
     expect(withoutEmail.findResources('AWS::Logs::MetricFilter')).not.toEqual({});

@@ -8,6 +8,7 @@ import { accessLogFields } from '../../infra/access-log.ts';
 import type { AlarmSettings } from '../../infra/monitoring/alarm-settings.ts';
 import { ALARM_KINDS, type AlarmKind } from '../../infra/monitoring/alarms.ts';
 import { fieldsReadBy, savedQueries } from '../../infra/monitoring/queries.ts';
+import { RELEASE_ALARM_KINDS } from '../../infra/monitoring/release-alarms.ts';
 import { DEPLOYED_STAGES, type DeployedStage, stackName, stageSettings } from '../../infra/stages.ts';
 import { routes } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
@@ -18,7 +19,14 @@ import {
   metricsNamespace,
   SERVICE_NAME,
 } from '../../shared/observability/metric-names.ts';
-import { type CfnTemplate, type Resource, type StackIndex, type SynthesizedApp, synthesized } from './support/synth.ts';
+import {
+  type CfnTemplate,
+  type Resource,
+  type StackIndex,
+  type SynthesizedApp,
+  synthesized,
+  TEST_ALARM_DESTINATION,
+} from './support/synth.ts';
 import { render, resourcesOfType } from './support/template.ts';
 
 let app: SynthesizedApp;
@@ -35,6 +43,19 @@ const THRESHOLD_OF: Readonly<Record<AlarmKind, keyof AlarmSettings>> = {
   DynamoDBThrottledRequests: 'dynamodbThrottledRequests',
   DynamoDBSystemErrors: 'dynamodbSystemErrors',
 };
+
+const RELEASE_KINDS = Object.keys(RELEASE_ALARM_KINDS);
+
+/**
+ * The stage-wide alarms of infra/monitoring/monitoring.ts: the smoke canary's and the SLOs' are
+ * test/cdk/watch.test.ts's, the release alarms test/cdk/release.test.ts's.
+ */
+const monitoringAlarms = (template: CfnTemplate) =>
+  resourcesOfType(template, 'AWS::CloudWatch::Alarm').filter(
+    ([id, r]) =>
+      !id.startsWith('Watch') &&
+      !RELEASE_KINDS.some((kind) => (r.Properties!.AlarmName as string).includes(`-${kind}-`)),
+  );
 
 const operations = routes.map((r) => r.operationId);
 const functionNames = [...operations, 'authorizer'] as const;
@@ -100,13 +121,9 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
     template = app.template(stage);
     index = app.index[stage];
   });
+  /** The stage's alarms; the release alarms, which watch a deploy's new version, are test/cdk/release.test.ts's. */
   const alarms = () =>
-    new Map(
-      resourcesOfType(template, 'AWS::CloudWatch::Alarm').map(([id, r]) => [
-        r.Properties!.AlarmName as string,
-        { id, r },
-      ]),
-    );
+    new Map(monitoringAlarms(template).map(([id, r]) => [r.Properties!.AlarmName as string, { id, r }]));
   const onlyTopic = () => {
     const topics = resourcesOfType(template, 'AWS::SNS::Topic');
     expect(topics).toHaveLength(1);
@@ -133,8 +150,10 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
       ).toBe(true);
     });
 
-    it('has no subscription when no destination is set for the deploy (test/cdk/alarm-delivery.test.ts sets some)', () => {
-      expect(resourcesOfType(template, 'AWS::SNS::Subscription')).toEqual([]);
+    it('subscribes only the destinations set for the deploy (test/cdk/alarm-delivery.test.ts has more)', () => {
+      // The tests' synth gives production the one destination it cannot synthesize without.
+      const endpoints = resourcesOfType(template, 'AWS::SNS::Subscription').map(([, s]) => s.Properties!.Endpoint);
+      expect(endpoints).toEqual(stage === 'production' ? [TEST_ALARM_DESTINATION] : []);
     });
   });
 
@@ -270,8 +289,10 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
 
     it('shows every alarm', () => {
       const status = body().widgets.find((w) => w.properties.title === 'alarms')!;
+      // The stage-wide and the release alarms; the canary's and the SLOs' have a widget of their own.
       expect(status.properties.alarms.sort()).toEqual(
         resourcesOfType(template, 'AWS::CloudWatch::Alarm')
+          .filter(([id]) => !id.startsWith('Watch'))
           .map(([id]) => `\${${id}.Arn}`)
           .sort(),
       );

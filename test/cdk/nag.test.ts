@@ -24,10 +24,23 @@ const REVIEWED_ACKNOWLEDGEMENTS = [
   'AwsSolutions-COG4',
   'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
   'AwsSolutions-IAM5[Resource::*]',
+  // CodeDeploy may invoke each pre-traffic hook and its versions (LambdaDeploymentGroup's grant).
+  'AwsSolutions-IAM5[Resource::<pre-traffic hook>.Arn>:*]',
+  'AwsSolutions-IAM5[Resource::<WatchSmokeCanaryArtifacts2D65B007.Arn>/runs/*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/cwsyn-petstore-*]',
+  'AwsSolutions-S1',
   'AwsSolutions-SMG4',
   'Serverless-APIGWStructuredLogging',
   'Serverless-LambdaDLQ',
+  'Serverless-LambdaStarPermissions',
 ];
+
+/** A rule as reviewed: the hook function's logical id (which CDK hashes) read as what it is. */
+const reviewed = (rule: string) =>
+  rule.replace(/<Deployment\w+?ChecksFunction[0-9A-F]{8}\.Arn>/, '<pre-traffic hook>.Arn>');
+
+/** Acknowledged where the deploy subscribes alarm destinations: here production only (support/synthesize.ts). */
+const PER_DEPLOY_ACKNOWLEDGEMENTS = ['Serverless-SNSRedrivePolicy'];
 
 const covers = (ackPath: string, findingPath: string) =>
   findingPath === ackPath || findingPath.startsWith(`${ackPath}/`);
@@ -83,13 +96,15 @@ test('every acknowledgement still hides a finding on both stacks', () => {
     ).toBe(true);
   }
   const stacksOf = (rule: string) =>
-    new Set(app.acknowledgements.filter((a) => a.rule === rule).map((a) => a.path.split('/')[0]));
+    new Set(app.acknowledgements.filter((a) => reviewed(a.rule) === rule).map((a) => a.path.split('/')[0]));
   for (const rule of REVIEWED_ACKNOWLEDGEMENTS)
     expect(stacksOf(rule)).toEqual(new Set(['PetStore-staging', 'PetStore-production']));
 });
 
 test('the acknowledged rules are exactly the reviewed ones, each with a reason of substance', () => {
-  expect([...new Set(app.acknowledgements.map((a) => a.rule))].sort()).toEqual(REVIEWED_ACKNOWLEDGEMENTS);
+  expect([...new Set(app.acknowledgements.map((a) => reviewed(a.rule)))].sort()).toEqual(
+    [...REVIEWED_ACKNOWLEDGEMENTS, ...PER_DEPLOY_ACKNOWLEDGEMENTS].sort(),
+  );
   for (const { rule, reason } of app.acknowledgements) {
     expect(reason.length, rule).toBeGreaterThanOrEqual(100);
   }

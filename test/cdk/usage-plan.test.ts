@@ -2,6 +2,7 @@
 // stage's API, its id an output for the key tool.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { DEPLOYED_STAGES, STACK_OUTPUTS, stageSettings } from '../../infra/stages.ts';
+import { rateLimitsFromEnv } from '../../shared/domain/api-keys.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { render, resourcesOfType } from './support/template.ts';
 
@@ -33,5 +34,33 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     const { throttling, keyLimits } = stageSettings[stage];
     expect(keyLimits.rateLimit).toBeLessThan(throttling.rateLimit);
     expect(keyLimits.burstLimit).toBeLessThan(throttling.burstLimit);
+  });
+
+  test("the authorizer names the plan's own limits, which every answer's RateLimit-Policy carries", () => {
+    const template = app.template(stage);
+    const [, plan] = resourcesOfType(template, 'AWS::ApiGateway::UsagePlan')[0]!;
+    const authorizer = resourcesOfType(template, 'AWS::Lambda::Function').find(([, fn]) =>
+      String(fn.Properties!.Description).includes('authorizer'),
+    )![1];
+    const variables = authorizer.Properties!.Environment.Variables as Record<string, string>;
+    const quota = plan.Properties!.Quota as { Limit: number } | undefined;
+    const throttle = plan.Properties!.Throttle as { RateLimit: number; BurstLimit: number };
+    expect(rateLimitsFromEnv(variables)).toEqual({
+      rateLimit: throttle.RateLimit,
+      burstLimit: throttle.BurstLimit,
+      quotaPerDay: quota?.Limit,
+    });
+  });
+
+  test("API keys and their plan membership are the key tool's, rotated keys included: none in the template", () => {
+    // A key the tool creates or rotates gets its API key in the plan from the tool
+    // (tools/keys/usage-plan.ts, test/integration/keys-usage-plan.test.ts): a stack update
+    // must never remove one, so the stack owns none.
+    const template = app.template(stage);
+    expect(resourcesOfType(template, 'AWS::ApiGateway::ApiKey')).toEqual([]);
+    expect(resourcesOfType(template, 'AWS::ApiGateway::UsagePlanKey')).toEqual([]);
+    const [, restApi] = resourcesOfType(template, 'AWS::ApiGateway::RestApi')[0]!;
+    // The authorizer names each request's API key (usageIdentifierKey): the plan counts the new key from its first request.
+    expect(restApi.Properties!.ApiKeySourceType).toBe('AUTHORIZER');
   });
 });

@@ -1,6 +1,6 @@
 // Authentication and routing, over HTTP: which requests reach an operation at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   bearer,
   call,

@@ -5,13 +5,14 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOwner } from '../../infra/local/data-dir.ts';
-import { MANAGEMENT_TOKEN_FILE, readStats } from '../../infra/local/management.ts';
-import type { LocalServer } from '../support/local-server.ts';
-import { bearer, call, disposeServer, expectError, issueKey, keyTool, startServer } from './support.ts';
+import { MANAGEMENT_TOKEN_FILE } from '../../infra/local/management.ts';
+import { type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
+import { bearer, call, disposeServer, expectError, issueKey, keyTool } from './support.ts';
 
 let server: LocalServer;
 beforeAll(async () => {
-  server = await startServer(); // npm start's defaults: no PETSTORE_AUTHORIZER_CACHE_TTL
+  // npm start's defaults (no PETSTORE_AUTHORIZER_CACHE_TTL), with the probe counting DynamoDB requests
+  server = await startLocalServer({}, { probe: true });
 });
 afterAll(() => disposeServer(server));
 
@@ -21,11 +22,11 @@ const management = () => {
   return endpoint!;
 };
 
-/** GetItem requests the embedded DynamoDB answered while `work` ran, counted on its side. */
+/** GetItem requests the embedded DynamoDB answered while `work` ran, counted on the wire. */
 const getItemsDuring = async (work: () => Promise<unknown>): Promise<number> => {
-  const before = (await readStats(server.dataDir, management())).dynamodbRequests.GetItem ?? 0;
+  const before = (await server.probe!.dynamodbRequests()).GetItem ?? 0;
   await work();
-  return ((await readStats(server.dataDir, management())).dynamodbRequests.GetItem ?? 0) - before;
+  return ((await server.probe!.dynamodbRequests()).GetItem ?? 0) - before;
 };
 
 describe('the authorizer cache', () => {

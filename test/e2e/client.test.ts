@@ -10,8 +10,10 @@ import {
   type Pet,
   type PetStoreClient,
   PetStoreError,
+  type paths,
+  rateLimitPolicies,
 } from '../../client/index.ts';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { disposeServer, expectAnimal, startServer, unknownKey } from './support.ts';
 
 let server: LocalServer;
@@ -31,6 +33,18 @@ const create = async (name: string, status?: Pet['status']): Promise<Pet> => {
 };
 
 describe('the typed client', () => {
+  it("reads the key's limits from RateLimit-Policy, typed as the document declares it", async () => {
+    const { response } = await client.GET('/pets', { params: { query: { limit: 1 } } });
+    const policies = rateLimitPolicies(response);
+    // npm start's defaults (README: PETSTORE_KEY_RATE, _BURST; no quota).
+    expect(policies).toEqual([
+      { name: 'burst', quota: 2000, windowSeconds: 1 },
+      { name: 'steady', quota: 1000, windowSeconds: 1 },
+    ]);
+    type ListHeaders = NonNullable<paths['/pets']['get']['responses'][200]['headers']>;
+    expectTypeOf<ListHeaders['RateLimit-Policy']>().toEqualTypeOf<string | undefined>();
+  });
+
   it('createPet: 201 with the animal, typed as Pet, and its Location', async () => {
     const { data, response } = await client.POST('/pets', { body: { name: '  Rex ', categoryId: 7 } });
     expectTypeOf(data).toEqualTypeOf<Pet | undefined>();

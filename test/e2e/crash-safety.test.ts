@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { newDataDir } from '../support/local-server.ts';
+import { newDataDir } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   allPages,

@@ -1,7 +1,7 @@
 // createPet over HTTP: media type, size, body validation, defaults, Location, and
 // ids that stay distinct under concurrency.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   call,
@@ -142,6 +142,23 @@ describe('fields', () => {
     const refused = ['"7"', '7.5', '-1', '0', '9007199254740992', '1e100', 'null', 'true', '[7]', '{}'];
     for (const categoryId of refused) {
       expectBadRequest(await postPet(server, `{"name": "Rex", "categoryId": ${categoryId}}`), 'categoryId');
+    }
+  });
+
+  it('categoryId is the literal as sent: one a double would round to an integer is 400; 7.0 and 7e0 are 7', async () => {
+    for (const literal of ['1.0000000000000001', '9007199254740990.9999', '7.00000000000000001', '9007199254740993']) {
+      expectBadRequest(await postPet(server, `{"name": "Rex", "categoryId": ${literal}}`), 'categoryId');
+    }
+    for (const [literal, value] of [
+      ['7.0', 7],
+      ['7e0', 7],
+      ['70E-1', 7],
+      ['0.7e1', 7],
+      ['9007199254740991.000', MAX_SAFE_ID],
+    ] as const) {
+      const reply = await postPet<Animal>(server, `{"name": "Rex", "categoryId": ${literal}}`);
+      expect(reply.status, literal).toBe(201);
+      expect(reply.body.categoryId).toBe(value);
     }
   });
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDOC_CDN_LOGO } from '../../infra/local/docs-page.ts';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { call, disposeServer, expectError, startServer } from './support.ts';
 
 let server: LocalServer;

@@ -2,7 +2,7 @@
 // the emulated API Gateway (unknown route, refused key) or a function (validation,
 // not found, size, media type).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   bearer,
   call,

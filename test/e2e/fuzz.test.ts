@@ -3,8 +3,8 @@
 // never get a 5xx, always get the contract's Error body for a 4xx, and leak nothing.
 // `npm run fuzz` runs the same for 10,000 requests; FUZZ_SEED replays a run.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fuzz } from '../support/fuzz/run.ts';
-import { type LocalServer, startLocalServer } from '../support/local-server.ts';
+import { fuzz } from '../../tools/harness/fuzz/run.ts';
+import { type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { disposeServer } from './support.ts';
 
 const RUNS = 600;

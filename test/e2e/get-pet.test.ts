@@ -1,6 +1,6 @@
 // getPet over HTTP: petId rules, 200/404, and the deprecation headers on every answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   call,

@@ -3,7 +3,7 @@
 // requests it abandons or garbles. Raw sockets: fetch would refuse or repair them.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   allPages,

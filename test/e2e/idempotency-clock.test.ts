@@ -8,9 +8,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type LocalStage, startLocalStage } from '../../infra/local/stage.ts';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/api/idempotency.ts';
 import { idempotencyTable, petsTable } from '../../shared/dynamodb/tables.ts';
-import { type DynamoDBProxy, startDynamoDBProxy } from '../support/dynamodb-proxy.ts';
-import { type LocalServer, newDataDir } from '../support/local-server.ts';
-import { type Animal, expectError, postPet, type Reply } from './support.ts';
+import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
+import { type LocalServer, newDataDir } from '../../tools/harness/local-server.ts';
+import { type Animal, allPages, expectError, postPet, type Reply } from './support.ts';
 
 let stage: LocalStage;
 let proxy: DynamoDBProxy;
@@ -39,7 +39,12 @@ afterAll(async () => {
 afterEach(() => {
   vi.useRealTimers();
   proxy.failWhen = undefined;
+  proxy.loseAnswerWhen = undefined;
 });
+
+/** Every animal named `name` (the names of these tests are unique). */
+const listNamed = async (name: string): Promise<Animal[]> =>
+  (await allPages(server, '/pets?limit=100')).flatMap((page) => page.body).filter((animal) => animal.name === name);
 
 const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
 const replayed = (reply: Reply) => reply.headers.get('idempotent-replayed') === 'true';
@@ -84,6 +89,39 @@ describe('a failed first attempt', () => {
     expect(replayed(await postPet(server, body, withKey(key)))).toBe(true);
   });
 
+  it('a 503 whose animal was written after all (every answer lost): the retry replays that animal, makes no second', async () => {
+    const key = randomUUID();
+    const body = { name: `Lost answer ${key}`, categoryId: 5 };
+    proxy.loseAnswerWhen = ({ operation, table }) => operation === 'PutItem' && table === petsTable.name;
+    expectError(await postPet(server, body, withKey(key)), 503, 'SERVICE_UNAVAILABLE');
+    proxy.loseAnswerWhen = undefined;
+
+    const retried = await postPet<Animal>(server, body, withKey(key));
+    expect(retried.status).toBe(201);
+    expect(replayed(retried)).toBe(true);
+    const again = await postPet<Animal>(server, body, withKey(key));
+    expect(replayed(again)).toBe(true);
+    expect(again.body).toEqual(retried.body);
+    const named = await listNamed(body.name);
+    expect(named).toEqual([retried.body]);
+  });
+
+  it('after a 503 the same key with another body is 422: the first body may have made its animal', async () => {
+    const key = randomUUID();
+    proxy.failWhen = ({ operation, table }) => operation === 'PutItem' && table === petsTable.name;
+    expectError(
+      await postPet(server, { name: `First ${key}`, categoryId: 6 }, withKey(key)),
+      503,
+      'SERVICE_UNAVAILABLE',
+    );
+    proxy.failWhen = undefined;
+    expectError(
+      await postPet(server, { name: `Other ${key}`, categoryId: 6 }, withKey(key)),
+      422,
+      'UNPROCESSABLE_ENTITY',
+    );
+  });
+
   it('the idempotency table failing is a 503 too, and nothing is created', async () => {
     const key = randomUUID();
     proxy.failWhen = ({ table }) => table === idempotencyTable.name;
@@ -107,18 +145,18 @@ describe('DynamoDB requests on the wire', () => {
     };
   };
 
-  it('a create with a key adds a put and an update of its record; a replay is one put and one read', async () => {
+  it('a create with a key adds two writes of its record; a replay is one write and one read', async () => {
     const key = randomUUID();
     const body = { name: `Counted ${key}`, categoryId: 4 };
     await postPet(server, body); // the container's id block is taken: what follows is the steady state
     const plain = await count(() => postPet(server, body));
     expect(plain.requests).toEqual(['PutItem pets']);
     const keyed = await count(() => postPet(server, body, withKey(key)));
-    expect(keyed.requests).toEqual(['PutItem idempotency', 'PutItem pets', 'UpdateItem idempotency']);
+    // The record is taken (naming the animal's id) before the animal is written, and completed after.
+    expect(keyed.requests).toEqual(['UpdateItem idempotency', 'PutItem pets', 'UpdateItem idempotency']);
     const replay = await count(() => postPet(server, body, withKey(key)));
     expect(replayed(replay.reply)).toBe(true);
-    // dynalite ignores ReturnValuesOnConditionCheckFailure, so Powertools reads the record
-    // back; DynamoDB returns it with the failed put, and a replay is that one request.
-    expect(replay.requests).toEqual(['PutItem idempotency', 'GetItem idempotency']);
+    // The conditional write that would take the record fails, and the record is read back.
+    expect(replay.requests).toEqual(['UpdateItem idempotency', 'GetItem idempotency']);
   });
 });

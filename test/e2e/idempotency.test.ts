@@ -1,10 +1,10 @@
-// Safe retries over HTTP (api-contract.md, "Safe retries"): a repeat with the same
+// Safe retries over HTTP (docs/api.md, "Safe retries"): a repeat with the same
 // Idempotency-Key and body replays the first 201; another body is 422; a repeat while
 // the first runs is 409; keys are per caller; a malformed key is 400.
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   allPages,
@@ -196,6 +196,22 @@ describe('scope', () => {
     expectReplayOf(await postPet(server, body, withKey(key)), mine);
     const otherBody = { ...body, categoryId: 12 };
     expectError(await postPet(server, otherBody, withKey(key, bearer(other.key))), 422, 'UNPROCESSABLE_ENTITY');
+  });
+});
+
+describe('a body the service accepts without a key', () => {
+  it('is accepted with one: a UTF-8 byte order mark changes nothing, and the body is compared as parsed', async () => {
+    const key = randomUUID();
+    const name = uniqueName();
+    const first = await postPet(server, `\uFEFF{"name": ${JSON.stringify(name)}, "categoryId": 7.0}`, withKey(key));
+    expectCreated(first);
+    expect(first.body).toMatchObject({ name, categoryId: 7 });
+    expectReplayOf(await postPet(server, { categoryId: 7, name }, withKey(key)), first);
+    expectReplayOf(
+      await postPet(server, `\uFEFF{"categoryId":7e0,"name":${JSON.stringify(name)}}`, withKey(key)),
+      first,
+    );
+    expect(await animalsNamed(name)).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,4 @@
-// Limits per key over HTTP (api-contract.md, "Limits per key"): a key over its own rate
+// Limits per key over HTTP (docs/api.md, "Limits per key"): a key over its own rate
 // or daily quota gets 429 with Retry-After while another key, at the same moment, is
 // served. The limits are the README's PETSTORE_KEY_RATE / _BURST / _QUOTA.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -8,7 +8,7 @@ import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { generateKey, hashKey } from '../../shared/domain/api-keys.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
-import { type LocalServer, newDataDir } from '../support/local-server.ts';
+import { type LocalServer, newDataDir } from '../../tools/harness/local-server.ts';
 import { bearer, call, disposeServer, expectError, issueKey, keyTool, startServer } from './support.ts';
 
 describe('rate and burst', () => {

@@ -61,6 +61,12 @@ test('no AWS credentials: says so and how to provide them', async () => {
   expectOneLineFailure(result, /no AWS credentials.*AWS_PROFILE/);
 });
 
+test('AWS_PROFILE naming a profile that does not exist: names it, not "no credentials"', async () => {
+  const result = await keys({ AWS_PROFILE: 'no-such-profile' }, 'list', '--stage', 'staging');
+  expectOneLineFailure(result, /AWS_PROFILE names profile "no-such-profile", which does not exist in/);
+  expect(result.stderr).not.toMatch(/no AWS credentials found/);
+});
+
 test('a stage whose stack does not exist: names the stack and what to do', async () => {
   const result = await keys(
     { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'example', AWS_ENDPOINT_URL_CLOUDFORMATION: endpoint },

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { newDataDir } from '../support/local-server.ts';
+import { newDataDir } from '../../tools/harness/local-server.ts';
 import { call, disposeServer, keyTool, startServer } from './support.ts';
 
 const dataDirs: string[] = [];
@@ -35,41 +35,52 @@ const accepts = (url: URL): Promise<boolean> =>
     socket.once('error', () => done(false));
   });
 
-test('SIGTERM to the `npm start` process stops the server and frees the port and the data directory', async () => {
-  const dir = dataDir();
-  const npm = spawn('npm', ['start', '--silent'], {
-    env: {
-      ...process.env,
-      PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
-      PORT: '0',
-      PETSTORE_DATA_DIR: dir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own process group, as under a process manager
-  });
-  started.push(npm);
-  let output = '';
-  npm.stdout!.on('data', (chunk) => (output += chunk));
-  npm.stderr!.on('data', (chunk) => (output += chunk));
-  expect(await waitFor(() => /listening at http/.test(output), 30_000), output).toBe(true);
-  const url = new URL(/listening at (http\S+)/.exec(output)![1]!);
-  expect(await accepts(url)).toBe(true);
+test.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s to the `npm start` process alone answers the requests it had, stops the server, frees the port and the data directory',
+  async (signal) => {
+    const dir = dataDir();
+    const npm = spawn('npm', ['start', '--silent'], {
+      env: {
+        ...process.env,
+        PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
+        PORT: '0',
+        PETSTORE_DATA_DIR: dir,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, as under a process manager
+    });
+    started.push(npm);
+    let output = '';
+    npm.stdout!.on('data', (chunk) => (output += chunk));
+    npm.stderr!.on('data', (chunk) => (output += chunk));
+    expect(await waitFor(() => /listening at http/.test(output), 30_000), output).toBe(true);
+    const url = new URL(/listening at (http\S+)/.exec(output)![1]!);
+    const key = /API key \([^)]*\): (pet_\w+)/.exec(output)![1]!;
+    expect(await accepts(url)).toBe(true);
 
-  npm.kill('SIGTERM'); // npm's own pid, not its group
-  expect(await waitFor(async () => !(await accepts(url)), 10_000), 'the port is still served').toBe(true);
-  expect(await waitFor(() => !existsSync(join(dir, 'owner.lock')), 5_000), 'the data directory is still held').toBe(
-    true,
-  );
-  const groupGone = () => {
-    try {
-      process.kill(-npm.pid!, 0);
-      return false;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ESRCH';
-    }
-  };
-  expect(await waitFor(groupGone, 10_000), `a process of npm start's group still runs:\n${output}`).toBe(true);
-}, 60_000);
+    // Requests on their way when the signal comes are answered.
+    const inFlight = Array.from({ length: 5 }, () =>
+      fetch(`${url.href}/pets?limit=1`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    npm.kill(signal); // npm's own pid, not its group
+    expect(await Promise.all(inFlight)).toEqual([200, 200, 200, 200, 200]);
+    expect(await waitFor(async () => !(await accepts(url)), 10_000), 'the port is still served').toBe(true);
+    expect(await waitFor(() => !existsSync(join(dir, 'owner.lock')), 5_000), 'the data directory is still held').toBe(
+      true,
+    );
+    const groupGone = () => {
+      try {
+        process.kill(-npm.pid!, 0);
+        return false;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    };
+    expect(await waitFor(groupGone, 10_000), `a process of npm start's group still runs:\n${output}`).toBe(true);
+  },
+  60_000,
+);
 
 test('every start without PETSTORE_API_KEY prints the same development key, and mints no other', async () => {
   const dir = dataDir();

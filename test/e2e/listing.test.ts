@@ -1,7 +1,7 @@
 // listPets over HTTP: limit and status rules, the status filter's order, and paging
 // through `Link: <…>; rel="next"`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   allPages,

@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { disposeServer, startServer } from './support.ts';
 
 let server: LocalServer;
@@ -17,12 +17,17 @@ beforeAll(async () => {
 afterAll(() => disposeServer(server));
 
 /** One request on a connection of its own; resolves to its status (0: no answer) and latency. */
-const once = (agent: Agent, method = 'GET', body?: string): Promise<{ status: number; ms: number }> =>
+const once = (
+  agent: Agent,
+  method = 'GET',
+  body?: string,
+  to: LocalServer = server,
+): Promise<{ status: number; ms: number }> =>
   new Promise((resolve) => {
     const started = performance.now();
-    const headers: Record<string, string> = { Authorization: `Bearer ${server.key}` };
+    const headers: Record<string, string> = { Authorization: `Bearer ${to.key}` };
     if (body) headers['Content-Type'] = 'application/json';
-    const req = request(`${server.baseUrl}/pets?limit=5`, { method, agent, headers }, (res) => {
+    const req = request(`${to.baseUrl}/pets?limit=5`, { method, agent, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
     });
@@ -113,3 +118,26 @@ test("past a function's concurrency and queue, requests get 429 with Retry-After
     await disposeServer(tight);
   }
 }, 60_000);
+
+test('at the deployed concurrency (1000), 1,000 simultaneous requests: each answered 2xx or 429, none 5xx', async () => {
+  const wide = await startServer({
+    PETSTORE_FUNCTION_CONCURRENCY: '1000',
+    PETSTORE_AUTHORIZER_CACHE_TTL: '0', // every request runs the authorizer and its DynamoDB read too
+    LOG_LEVEL: 'WARN',
+  });
+  try {
+    const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        i % 2
+          ? once(agent, 'GET', undefined, wide)
+          : once(agent, 'POST', JSON.stringify({ name: `wide ${i}`, categoryId: 1 }), wide),
+      ),
+    );
+    const counts = countBy(answers.map((a) => a.status));
+    const unexpected = Object.keys(counts).filter((status) => ![200, 201, 429].includes(Number(status)));
+    expect(unexpected, JSON.stringify(counts)).toEqual([]);
+  } finally {
+    await disposeServer(wide);
+  }
+}, 120_000);

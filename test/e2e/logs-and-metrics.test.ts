@@ -12,7 +12,7 @@ import {
   REQUEST_SUMMARY_MESSAGE,
 } from '../../shared/observability/log-fields.ts';
 import { METRICS, type MetricKey, metricsNamespace, statusClassOf } from '../../shared/observability/metric-names.ts';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import {
   embeddedDynamoDB,
   emfLinesOf,
@@ -226,6 +226,7 @@ describe('metrics', () => {
     'deprecatedCalls',
     'authFailures',
     'coldStart',
+    'versionFaults',
   ];
 
   it.each(emitted)('%s: in the stage namespace, with exactly its declared dimensions', (key) => {

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalServer, newDataDir } from '../support/local-server.ts';
+import { type LocalServer, newDataDir } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
   allPages,

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { expect } from 'vitest';
 import { links as parseLinks } from '../../client/index.ts';
-import { type LocalServer, startLocalServer } from '../support/local-server.ts';
+import { type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 
 export const MAX_SAFE_ID = 9007199254740991; // 2^53−1
 export const STATUSES = ['available', 'pending', 'sold'] as const;
@@ -46,7 +46,7 @@ export const unknownKey = (length = 43): string => {
 
 export const startServer = (env: Record<string, string> = {}) => startLocalServer(env);
 
-export { disposeServer } from '../support/local-server.ts';
+export { disposeServer } from '../../tools/harness/local-server.ts';
 
 /** Every response, success or error: a JSON body, a JSON Content-Type and a request id. */
 const expectCommonHeaders = (headers: Headers, text: string) => {

@@ -1,7 +1,7 @@
 // Stage throttling over HTTP: past the stage's limit, 429 with the contract's Error
 // body; the limit is the README's PETSTORE_THROTTLE_RATE / PETSTORE_THROTTLE_BURST.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { LocalServer } from '../support/local-server.ts';
+import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { call, disposeServer, expectError, startServer } from './support.ts';
 
 let server: LocalServer;

@@ -1,6 +1,6 @@
 // The TOKEN authorizer, in this process, against the keys table in dynalite.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { generateKey } from '../../shared/domain/api-keys.ts';
+import { generateKey, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
@@ -15,14 +15,22 @@ let active: { key: string; keyId: string; usageKey: string };
 beforeAll(async () => {
   db = await startTestDynamoDB();
   setFunctionEnv(db.endpoint);
+  Object.assign(process.env, rateLimitsEnv({ rateLimit: 20, burstLimit: 40, quotaPerDay: 100_000 }));
   functions = await loadFunctions();
   keys = createKeysRepository(db.client, keysTable.name);
   active = await keys.create('authorizer test');
 });
 afterAll(() => db?.close());
 
+const STAGE_ARN = 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging';
+const ROUTE_ARNS = {
+  list: `${STAGE_ARN}/GET/v1/pets`,
+  get: `${STAGE_ARN}/GET/v1/pets/*`,
+  create: `${STAGE_ARN}/POST/v1/pets`,
+};
+
 describe('authorizer', () => {
-  test('allows an active key on the whole stage, naming the caller by key id', async () => {
+  test('allows a write key every route of the stage, naming the caller by key id', async () => {
     const result = await functions.authorize(tokenEvent(`Bearer ${active.key}`));
     expect(result).toEqual({
       principalId: active.keyId,
@@ -34,11 +42,16 @@ describe('authorizer', () => {
           {
             Action: 'execute-api:Invoke',
             Effect: 'Allow',
-            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging/*',
+            Resource: [ROUTE_ARNS.list, ROUTE_ARNS.create, ROUTE_ARNS.get],
           },
         ],
       },
-      context: { keyId: active.keyId },
+      // The stage's limits per key, for the RateLimit-Policy of every answer (function-environment.ts).
+      context: {
+        keyId: active.keyId,
+        scope: 'write',
+        rateLimitPolicy: '"burst";q=40;w=1, "steady";q=20;w=1, "daily";q=100000;w=86400',
+      },
     });
     // The answer is cached per token for every route: it must not name the key anywhere.
     expect(JSON.stringify(result)).not.toContain(active.key);
@@ -48,12 +61,42 @@ describe('authorizer', () => {
   test('covers every route of the stage, whichever one asked first', async () => {
     const arn = METHOD_ARN.replace('GET/v1/pets', 'POST/v1/pets');
     const deep = METHOD_ARN.replace('GET/v1/pets', 'GET/v1/pets/42');
+    const first = await functions.authorize(tokenEvent(`bearer ${active.key}`, METHOD_ARN));
     for (const methodArn of [arn, deep]) {
       const { policyDocument } = await functions.authorize(tokenEvent(`bearer ${active.key}`, methodArn));
-      expect(policyDocument.Statement).toEqual([
-        expect.objectContaining({ Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging/*' }),
-      ]);
+      expect(policyDocument).toEqual(first.policyDocument);
     }
+  });
+
+  test('allows a read key the GET routes and explicitly denies POST /pets, whichever route asked', async () => {
+    const reader = await keys.create('reader', { scope: 'read' });
+    for (const methodArn of [ROUTE_ARNS.list, ROUTE_ARNS.create]) {
+      const result = await functions.authorize(tokenEvent(`Bearer ${reader.key}`, methodArn));
+      expect(result.policyDocument.Statement).toEqual([
+        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: [ROUTE_ARNS.list, ROUTE_ARNS.get] },
+        { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: [ROUTE_ARNS.create] },
+      ]);
+      expect(result.context).toMatchObject({ keyId: reader.keyId, scope: 'read' });
+    }
+  });
+
+  test('refuses an expired key with exactly `Unauthorized`, and accepts one that expires later', async () => {
+    const expired = await keys.create('expired', { expiresAt: new Date(Date.now() - 1000).toISOString() });
+    await expect(functions.authorize(tokenEvent(`Bearer ${expired.key}`))).rejects.toThrow(/^Unauthorized$/);
+    const later = await keys.create('later', { expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    expect((await functions.authorize(tokenEvent(`Bearer ${later.key}`))).principalId).toBe(later.keyId);
+  });
+
+  test('records when a key was last used, once per resolution window however often it is checked', async () => {
+    const used = await keys.create('used');
+    expect((await keys.lookup(used.key))?.lastUsedAt).toBeUndefined();
+    const before = Date.now();
+    await functions.authorize(tokenEvent(`Bearer ${used.key}`));
+    const first = (await keys.lookup(used.key))?.lastUsedAt;
+    expect(Date.parse(first!)).toBeGreaterThanOrEqual(before - 1000);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await functions.authorize(tokenEvent(`Bearer ${used.key}`));
+    expect((await keys.lookup(used.key))?.lastUsedAt).toBe(first);
   });
 
   test('refuses a revoked key with exactly `Unauthorized`', async () => {

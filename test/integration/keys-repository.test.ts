@@ -1,8 +1,8 @@
-// The keys table in dynalite: create, register, list, revoke and the authorizer's lookup.
+// The keys table in dynalite: create, register, list, rotate, revoke, and the authorizer's lookup and last-use record.
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { generateKey, hashKey, KEY_PATTERN } from '../../shared/domain/api-keys.ts';
-import type { KeysRepository } from '../../shared/domain/stores.ts';
+import { generateKey, hashKey, KEY_PATTERN, LAST_USE_RESOLUTION_MS } from '../../shared/domain/api-keys.ts';
+import { type KeysRepository, RotationRefused } from '../../shared/domain/stores.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
@@ -31,13 +31,14 @@ describe('keys repository', () => {
       keyId: created.keyId,
       label: 'mobile app',
       createdAt: created.createdAt,
+      scope: 'write',
       usageKey: created.usageKey,
     });
     expect(JSON.stringify(await storedItems())).not.toContain(created.key);
     // Its own random value, at least the 20 characters API Gateway wants of an API key, and not the key.
     expect(created.usageKey).toMatch(/^[0-9A-Za-z]{20,}$/);
     expect(created.key).not.toContain(created.usageKey);
-    const lookup = { keyId: created.keyId, revoked: false, usageKey: created.usageKey };
+    const lookup = { keyId: created.keyId, revoked: false, scope: 'write', usageKey: created.usageKey };
     expect(await keys.lookup(created.key)).toEqual(lookup);
   });
 
@@ -64,7 +65,13 @@ describe('keys repository', () => {
 
     const assigned = await keys.assignUsageKeys();
     expect(assigned).toEqual([{ keyId: legacy.keyId, usageKey: expect.stringMatching(/^[0-9A-Za-z]{20,}$/) }]);
-    expect(await keys.lookup(key)).toEqual({ keyId: legacy.keyId, revoked: false, usageKey: assigned[0]!.usageKey });
+    expect(await keys.lookup(key)).toEqual({
+      keyId: legacy.keyId,
+      revoked: false,
+      // Issued before scopes: a write key.
+      scope: 'write',
+      usageKey: assigned[0]!.usageKey,
+    });
     expect(await keys.assignUsageKeys()).toEqual([]);
   });
 
@@ -109,5 +116,74 @@ describe('keys repository', () => {
     expect(await keys.lookup(generateKey())).toBeUndefined();
     expect(await keys.lookup(key.toUpperCase())).toBeUndefined();
     expect(await keys.lookup(`${key}x`)).toBeUndefined();
+  });
+
+  test('create keeps the scope and expiry it was given', async () => {
+    const expiresAt = '2030-01-01T00:00:00.000Z';
+    const created = await keys.create('dashboard', { scope: 'read', expiresAt });
+    expect(created).toMatchObject({ scope: 'read', expiresAt });
+    expect(await keys.lookup(created.key)).toMatchObject({ keyId: created.keyId, scope: 'read', expiresAt });
+  });
+
+  test('recordUse writes the last use at most once per resolution window', async () => {
+    const created = await keys.create('used');
+    const first = new Date('2030-01-01T00:00:00.000Z');
+    await keys.recordUse(created.key, first);
+    await keys.recordUse(created.key, new Date(first.getTime() + 60_000)); // within the window: kept
+    expect((await keys.lookup(created.key))?.lastUsedAt).toBe(first.toISOString());
+    const later = new Date(first.getTime() + LAST_USE_RESOLUTION_MS + 1);
+    await keys.recordUse(created.key, later);
+    expect((await keys.lookup(created.key))?.lastUsedAt).toBe(later.toISOString());
+    // An unknown key makes no item.
+    const before = (await storedItems()).length;
+    await keys.recordUse(generateKey(), later);
+    expect(await storedItems()).toHaveLength(before);
+  });
+
+  test('rotate issues a key with the same label and scope, links the two, and sets the old one to expire', async () => {
+    const old = await keys.create('billing', { scope: 'read' });
+    const oldExpiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const rotated = await keys.rotate(old.keyId, { oldExpiresAt });
+    expect(rotated?.created).toMatchObject({ label: 'billing', scope: 'read', rotatedFrom: old.keyId });
+    expect(rotated?.created.key).toMatch(KEY_PATTERN);
+    expect(rotated?.created.expiresAt).toBeUndefined();
+    const listed = await keys.list();
+    expect(listed.find((r) => r.keyId === old.keyId)).toMatchObject({
+      rotatedTo: rotated?.created.keyId,
+      expiresAt: oldExpiresAt,
+    });
+    expect(await keys.lookup(rotated!.created.key)).toMatchObject({ revoked: false, scope: 'read' });
+    // One successor only: rotating the old key again is refused, and so is rotating a revoked one.
+    await expect(keys.rotate(old.keyId, { oldExpiresAt })).rejects.toThrow(RotationRefused);
+    await keys.revoke(rotated!.created.keyId);
+    await expect(keys.rotate(rotated!.created.keyId, { oldExpiresAt })).rejects.toThrow(/revoked/);
+    expect(await keys.rotate('key_NoSuchKey00', { oldExpiresAt })).toBeUndefined();
+  });
+
+  test('rotate keeps an earlier expiry of the old key, and gives the new one its own', async () => {
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    const old = await keys.create('short-lived', { expiresAt: soon });
+    const expiresAt = '2031-01-01T00:00:00.000Z';
+    const rotated = await keys.rotate(old.keyId, { oldExpiresAt: '2030-01-01T00:00:00.000Z', expiresAt });
+    expect(rotated?.old.expiresAt).toBe(soon);
+    expect(rotated?.created.expiresAt).toBe(expiresAt);
+  });
+
+  test('rotate whose prepare step fails revokes the new key and leaves the old one as it was', async () => {
+    const old = await keys.create('unlucky');
+    let made: string | undefined;
+    await expect(
+      keys.rotate(old.keyId, {
+        oldExpiresAt: new Date(Date.now() + 60_000).toISOString(),
+        prepare: async (created) => {
+          made = created.key;
+          throw new Error('no API key for you');
+        },
+      }),
+    ).rejects.toThrow('no API key for you');
+    expect(await keys.lookup(made!)).toMatchObject({ revoked: true });
+    const after = (await keys.list()).find((r) => r.keyId === old.keyId);
+    expect(after?.rotatedTo).toBeUndefined();
+    expect(after?.expiresAt).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 // `keys revoke` on a deployed stage also flushes the stage's authorizer cache, so that a
-// leaked key is refused at once rather than for up to the cache's 300 s. The keys live in
+// leaked key is refused at once rather than for up to the cache's TTL. The keys live in
 // dynalite; API Gateway cannot run here, so the flush call is caught at the SDK's last step
 // before the network and checked for its operation and parameters.
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';

@@ -142,6 +142,41 @@ describe('the key tool on a deployed stage', () => {
     expect((await keys.lookup(key))?.usageKey).toBe(assigned!.usageKey);
   });
 
+  test('rotate puts the new key in the plan (its own API key) before the old one is set to expire', async () => {
+    const old = await keys.create('billing', { scope: 'read' });
+    calls = [];
+    const oldExpiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const rotated = await keys.rotate(old.keyId, { oldExpiresAt });
+    const created = rotated!.created;
+    const name = `petstore-staging-${created.keyId}`;
+    expect(calls).toEqual([
+      {
+        method: 'POST',
+        path: '/apikeys',
+        body: { name, value: created.usageKey, enabled: true, description: `billing (rotated from ${old.keyId})` },
+      },
+      { method: 'POST', path: '/usageplans/plan-1/keys', body: { keyId: `apikey-${name}`, keyType: 'API_KEY' } },
+    ]);
+    expect(created.usageKey).not.toBe(old.usageKey);
+    expect(JSON.stringify(calls)).not.toContain(created.key);
+    expect(await keys.lookup(created.key)).toMatchObject({ revoked: false, scope: 'read', usageKey: created.usageKey });
+    // The old key keeps its own API key until it expires: its clients stay within the same limits meanwhile.
+    expect((await keys.list()).find((r) => r.keyId === old.keyId)).toMatchObject({ expiresAt: oldExpiresAt });
+    expect(calls.some((c) => c.method === 'PATCH')).toBe(false);
+  });
+
+  test('a rotation whose API key could not be made leaves the old key as it was and the new one revoked', async () => {
+    const old = await keys.create('rotation fails');
+    failCreates = true;
+    await expect(keys.rotate(old.keyId, { oldExpiresAt: new Date(Date.now() + 1000).toISOString() })).rejects.toThrow();
+    const listed = await keys.list();
+    const before = listed.find((r) => r.keyId === old.keyId);
+    expect(before?.rotatedTo).toBeUndefined();
+    expect(before?.expiresAt).toBeUndefined();
+    const successor = listed.find((r) => r.rotatedFrom === old.keyId);
+    expect(successor?.revokedAt).toBeDefined();
+  });
+
   test("list's limits are the usage plan's", async () => {
     expect(await planLimits(plan)).toEqual({ rateLimit: 20, burstLimit: 40, quotaPerDay: 100000 });
   });

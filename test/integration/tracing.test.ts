@@ -118,8 +118,10 @@ test('the authorizer: annotated with the key id, a refused key is no fault, and 
   const [handler] = allowed.documents as [SubsegmentDocument];
   expect(segmentDocumentErrors(handler)).toEqual([]);
   expect(handler.annotations).toMatchObject({ operation: 'authorizer', keyId });
+  // The key's lookup, then (its first check in 5 minutes) the record of its last use.
   expect(dynamodbCalls(handler).map((s) => s.aws)).toEqual([
     expect.objectContaining({ operation: 'GetItem', table_name: keysTable.name }),
+    expect.objectContaining({ operation: 'UpdateItem', table_name: keysTable.name }),
   ]);
   const raw = JSON.stringify(allowed.documents);
   expect(raw).not.toContain(key);

@@ -2,7 +2,7 @@
 // 1.0 error bodies of the real service, or a connection that never answers. (An
 // unreachable DynamoDB needs no server: see closedPort.)
 import { createServer, type IncomingMessage } from 'node:http';
-import { listenOnLoopback } from './loopback.ts';
+import { listenOnLoopback } from '../../tools/harness/loopback.ts';
 
 export type Fault =
   | 'throttling' // 400 ProvisionedThroughputExceededException

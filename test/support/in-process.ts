@@ -14,10 +14,10 @@ import type {
 } from 'aws-lambda';
 import { functionEnvironment } from '../../infra/local/function-environment.ts';
 import { lambdaContext as localLambdaContext } from '../../infra/local/lambda-runtime.ts';
-import { proxyEvent as buildProxyEvent, type ClientRequest } from '../../infra/local/proxy-event.ts';
 import { matchRoute } from '../../infra/local/route-matcher.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/stages.ts';
 import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
+import { proxyEvent as buildProxyEvent, type ClientRequest } from '../../shared/lambda/proxy-event.ts';
 
 export const TEST_STAGE = 'staging';
 export const TEST_CURSOR_SECRET = 'test-cursor-secret-0123456789abcdef';

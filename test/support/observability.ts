@@ -3,7 +3,7 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { vi } from 'vitest';
-import { readOwner } from '../../infra/local/data-dir.ts';
+import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { LogSource } from '../../infra/monitoring/queries.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
@@ -88,7 +88,7 @@ export const emfLinesOf = (emf: EmfLine[], spec: MetricSpec) =>
 export const embeddedDynamoDB = (
   dataDir: string,
 ): { client: DynamoDBClient; keys: KeysRepository; deleteTable(name: string): Promise<void> } => {
-  const endpoint = readOwner(dataDir)?.dynamodbEndpoint;
+  const endpoint = runningDynamoDB(dataDir);
   if (!endpoint) throw new Error(`no server holds ${dataDir}`);
   const client = new DynamoDBClient(localClientConfig(endpoint));
   return {

@@ -1,4 +1,4 @@
-// The import rules of the house (README, Layout), checked on the source and on what is
+// The import rules of the house (docs/architecture.md), checked on the source and on what is
 // deployed: functions/ reach only shared/; each room of shared/ reaches only the rooms
 // below it; the CDK app never loads the local emulator or the commands; and a Lambda
 // bundle carries neither CDK nor emulator code.
@@ -73,6 +73,8 @@ describe('import rules', () => {
     'shared/observability': ['shared/api', 'shared/observability'],
     'shared/dynamodb': ['shared/api', 'shared/domain', 'shared/dynamodb'],
     'shared/lambda': ['shared'],
+    // The release checks build events as API Gateway does (shared/lambda/proxy-event.ts) and read the contract.
+    'shared/release-checks': ['shared/api', 'shared/lambda', 'shared/release-checks'],
   };
   test.each(Object.entries(rooms))('%s imports only %j', (room, allowed) => {
     expect(under(room).length).toBeGreaterThan(0);
@@ -95,6 +97,21 @@ describe('import rules', () => {
     expect(loaded.size).toBeGreaterThan(10);
     expect([...loaded].filter((path) => /^(infra\/local|tools|test|bench)\//.test(path))).toEqual([]);
   });
+
+  // What both use lives in tools/harness/, which imports neither (its README).
+  const filesUnder = (folder: string) =>
+    tsFilesUnder(join(ROOT, folder)).map((file) => ({ path: relative(ROOT, file), ...importsOf(file) }));
+  const reaching = (folder: string, forbidden: readonly string[]) =>
+    filesUnder(folder).flatMap(({ path, files }) =>
+      files.filter((target) => forbidden.some((f) => target.startsWith(`${f}/`))).map((t) => `${path} → ${t}`),
+    );
+  test('bench/ does not import test/, test/ does not import bench/, tools/harness/ imports neither', () => {
+    expect(filesUnder('bench').length).toBeGreaterThan(5);
+    expect(filesUnder('test').length).toBeGreaterThan(20);
+    expect(reaching('bench', ['test'])).toEqual([]);
+    expect(reaching('test', ['bench'])).toEqual([]);
+    expect(reaching('tools/harness', ['test', 'bench'])).toEqual([]);
+  });
 });
 
 describe('Lambda bundles', () => {
@@ -104,15 +121,20 @@ describe('Lambda bundles', () => {
   }, 300_000);
 
   test('carry no CDK, no emulator, no command and no test code', () => {
-    const functions = Object.entries(app.index.staging.functions);
-    expect(functions.length).toBe(4);
-    for (const [name, { function: logicalId }] of functions) {
+    const { functions, releaseHooks } = app.index.staging;
+    expect(Object.keys(functions).length).toBe(4);
+    // The route functions and the authorizer, then each one's pre-traffic hook (one entry file for all four).
+    const bundles = [
+      ...Object.entries(functions).map(([name, { function: id }]) => [name, id, 1] as const),
+      ...Object.entries(releaseHooks).map(([name, { function: id }]) => [`${name} hook`, id, 1] as const),
+    ];
+    for (const [name, logicalId, entries] of bundles) {
       const key = resource(app.template('staging'), logicalId).Properties!.Code.S3Key as string;
       const map = join(app.dir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs.map');
       const { sources: mapped } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
       // Source paths are relative to the bundle's folder: made repository-relative here.
       const bundled = mapped.map((source) => relative(ROOT, resolve(dirname(map), source)));
-      expect(bundled.filter((s) => s.startsWith('functions/')).length, name).toBe(1);
+      expect(bundled.filter((s) => s.startsWith('functions/')).length, name).toBe(entries);
       const forbidden = bundled.filter((s) =>
         /^(node_modules\/(aws-cdk-lib|constructs|cdk-nag|dynalite|esbuild)\/|infra\/local\/|tools\/|test\/|bench\/)/.test(
           s,

@@ -7,6 +7,7 @@ import {
   operationLoads,
   shardedPage,
   shardsFor,
+  watchCostPerMonth,
 } from '../../tools/capacity.ts';
 
 test("Little's law: concurrency is the rate times the mean duration", () => {
@@ -36,4 +37,15 @@ test('the authorizer checks each key once per cache TTL, and every made-up key',
   expect(authorizerChecks(3_000, 300)).toBe(10);
   expect(authorizerChecks(3_000, 300, 500)).toBe(510);
   expect(firstPageCeiling()).toBe(6_000);
+});
+
+test('watching a stage from outside: a canary run every 5 minutes is 8,640 runs a month, most of the cost', () => {
+  const { runs, items, total } = watchCostPerMonth({ canary: { everyMinutes: 5, failedRunsToAlarm: 2 } });
+  expect(runs).toBe(8_640);
+  expect(items['canary runs']).toBeCloseTo(10.368);
+  // 4 SLO alerts: 8 window alarms of 2 metrics at $0.10, 4 composites at $0.50.
+  expect(items['SLO window alarms (2 per alert, 2 metrics each)']).toBeCloseTo(1.6);
+  expect(items['SLO alerts (composite alarms)']).toBeCloseTo(2);
+  expect(total).toBeCloseTo(Object.values(items).reduce((a, b) => a + b, 0));
+  expect(watchCostPerMonth({ canary: { everyMinutes: 10, failedRunsToAlarm: 2 } }).runs).toBe(4_320);
 });

@@ -2,6 +2,7 @@
 // schema in the document (JSON Schema 2020-12, by ajv), request examples are accepted by
 // the service's own validation, and every response names the headers the contract gives it.
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { describe, expect, test } from 'vitest';
 import { ErrorCode, NewPet } from '../../shared/api/schemas.ts';
 import { openApiDocument } from '../../tools/openapi.ts';
@@ -10,8 +11,11 @@ const document = openApiDocument() as any;
 const DOCUMENT_ID = 'openapi.json';
 
 // The whole document is one schema resource, so that `#/components/schemas/…` resolves in it.
-// `strict: false`: OpenAPI's own keywords (paths, example, int64…) sit beside the schemas.
+// `strict: false`: OpenAPI's own keywords (paths, example…) sit beside the schemas.
 const ajv = new Ajv2020({ strict: false, allErrors: true });
+// The document's formats with their meaning (uuid, uri-reference, and OpenAPI's int32 and
+// int64), so that an example breaking one fails here; unknown, ajv would warn and ignore them.
+ajvFormats.default(ajv); // a CommonJS module: its plugin is its `default` export
 ajv.addSchema(document, DOCUMENT_ID);
 
 /** A validator for the schema at `pointer` (a JSON pointer into the document). */

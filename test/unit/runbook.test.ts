@@ -1,33 +1,27 @@
 // docs/runbook.md answers every alarm: what it means, what to open first, how to
 // mitigate; and everything it names (saved queries, sections) exists.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALARM_KINDS, type AlarmKind } from '../../infra/monitoring/alarms.ts';
 import { savedQueries } from '../../infra/monitoring/queries.ts';
-
-const runbook = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
-
-/** The text of a `###` section, up to the next heading. */
-const section = (title: string): string | undefined => {
-  const start = runbook.indexOf(`\n### ${title}\n`);
-  if (start < 0) return undefined;
-  const rest = runbook.slice(start + title.length + 6);
-  return rest.slice(0, rest.search(/\n##+ /) >>> 0);
-};
+import { RELEASE_ALARM_KINDS } from '../../infra/monitoring/release-alarms.ts';
+import { runbook, section } from '../support/runbook.ts';
 
 const queryNames = savedQueries.map((query) => query.name);
 /** A saved query is named in bold code: **`errors`**. */
 const queriesNamedIn = (text: string) => [...text.matchAll(/\*\*`([\w-]+)`\*\*/g)].map((match) => match[1]!);
 
 describe('docs/runbook.md', () => {
-  it.each(Object.keys(ALARM_KINDS) as AlarmKind[])('%s: what it means, what to open first, how to mitigate', (kind) => {
-    const text = section(kind);
-    expect(text, `no "### ${kind}" section`).toBeDefined();
-    for (const part of ['**Means:**', '**Open first:**', '**Mitigate:**']) expect(text).toContain(part);
-    const open = text!.slice(text!.indexOf('**Open first:**'), text!.indexOf('**Mitigate:**'));
-    expect(queriesNamedIn(open).length, 'names a saved query to open').toBeGreaterThan(0);
-    expect(open, 'names a dashboard widget to open').toMatch(/\*[^*\s][^*]*\*/);
-  });
+  it.each([...(Object.keys(ALARM_KINDS) as AlarmKind[]), ...Object.keys(RELEASE_ALARM_KINDS)])(
+    '%s: what it means, what to open first, how to mitigate',
+    (kind) => {
+      const text = section(kind);
+      expect(text, `no "### ${kind}" section`).toBeDefined();
+      for (const part of ['**Means:**', '**Open first:**', '**Mitigate:**']) expect(text).toContain(part);
+      const open = text!.slice(text!.indexOf('**Open first:**'), text!.indexOf('**Mitigate:**'));
+      expect(queriesNamedIn(open).length, 'names a saved query to open').toBeGreaterThan(0);
+      expect(open, 'names a dashboard widget to open').toMatch(/\*[^*\s][^*]*\*/);
+    },
+  );
 
   it('names only saved queries that exist, and every one of them', () => {
     const named = new Set(queriesNamedIn(runbook));
@@ -45,6 +39,13 @@ describe('docs/runbook.md', () => {
       ),
     );
     for (const [, anchor] of runbook.matchAll(/\]\(#([^)]+)\)/g)) expect(anchors).toContain(anchor);
+  });
+
+  it('explains a release: its checks, the alarms that watch it and why in time, a rollback', () => {
+    const releases = runbook.slice(runbook.indexOf('\n## Releases\n'), runbook.indexOf('\n## Alarms\n'));
+    for (const kind of Object.keys(RELEASE_ALARM_KINDS)) expect(releases).toContain(kind);
+    for (const part of ['pre-traffic hook', 'Why the release alarms fire in time', 'A rollback, as on-call sees it'])
+      expect(releases).toContain(part);
   });
 
   it('covers the four mitigations the on-call needs', () => {

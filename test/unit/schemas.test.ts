@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { z } from 'zod/mini';
 import { validationError } from '../../shared/api/errors.ts';
 import { ListPetsQuery, MAX_ID, NewPet, PetIdParams } from '../../shared/api/schemas.ts';
+import { createCursorCodec } from '../../shared/domain/cursor.ts';
 
 /** The 400 the API would answer for `input`, or undefined when it is valid. */
 const refusal = (schema: z.ZodMiniType, input: unknown) => {
@@ -115,6 +116,17 @@ describe('ListPetsQuery', () => {
 
   test('refuses an empty cursor', () => {
     expect(refusal(ListPetsQuery, { cursor: '' })?.details?.[0]?.field).toBe('cursor');
+  });
+
+  test('bounds the cursor (OWASP API4): one as the service issues it passes; longer or otherwise spelt is refused', () => {
+    const issued = createCursorCodec('a-cursor-secret-of-at-least-32-characters').encode({
+      after: MAX_ID,
+      status: 'available',
+    });
+    expect(ListPetsQuery.parse({ cursor: issued }).cursor).toBe(issued);
+    for (const cursor of [`${'A'.repeat(200)}.${'B'.repeat(60)}`, 'abc', 'a.b.c', 'a b.c', 'a+b.c']) {
+      expect(refusal(ListPetsQuery, { cursor })?.details).toEqual([{ field: 'cursor', message: 'is invalid' }]);
+    }
   });
 });
 

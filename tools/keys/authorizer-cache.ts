@@ -1,8 +1,9 @@
-// A revoked key is shut out now, not when API Gateway's authorizer cache (300 s) lets go of
+// A revoked key is shut out now, not when API Gateway's authorizer cache lets go of
 // it: on a deployed stage, `keys revoke` flushes the stage's authorizer cache right after the
 // key is marked revoked (on stage local, the running server's: tools/keys/local-stage.ts). Every cached answer goes, so each key's next request runs the
 // authorizer once more (one GetItem each): the cost of a revoke is a short burst of checks.
 import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
+import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 
 export type FlushAuthorizerCache = () => Promise<void>;
@@ -21,11 +22,7 @@ export const revokingFlushes = (
   stage: string,
   retry = `aws apigateway flush-stage-authorizers-cache --rest-api-id <RestApiId output> --stage-name ${stage}`,
 ): KeysRepository => ({
-  lookup: (key) => keys.lookup(key),
-  create: (label) => keys.create(label),
-  register: (key, label) => keys.register(key, label),
-  list: () => keys.list(),
-  assignUsageKeys: () => keys.assignUsageKeys(),
+  ...keys,
   async revoke(keyId) {
     if (!(await keys.revoke(keyId))) return false;
     try {
@@ -33,7 +30,7 @@ export const revokingFlushes = (
     } catch (error) {
       throw new Error(
         `${keyId} is revoked, but flushing the authorizer cache of ${stage} failed (${(error as Error).message}): ` +
-          `it may still be accepted for up to 5 minutes. Retry: ${retry}`,
+          `it may still be accepted for up to ${DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS / 60} minutes. Retry: ${retry}`,
         { cause: error },
       );
     }

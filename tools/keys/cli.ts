@@ -1,69 +1,132 @@
-// The key tool: `npm run keys -- create|list|revoke … [--stage local|staging|production]`.
-// A key is printed once, at creation, and stored only as its SHA-256 hash.
+// The key tool: `npm run keys -- create|list|rotate|revoke|sync … [--stage local|staging|production]`.
+// A key is printed once, at creation, and stored only as its SHA-256 hash. docs/keys.md documents it.
 import { parseArgs } from 'node:util';
 import { DEPLOYED_STAGES, type DeployedStage, type KeyLimits } from '../../infra/stages.ts';
-import type { KeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { KEY_SCOPES, type KeyScope } from '../../shared/domain/api-keys.ts';
+import { type KeysRepository, RotationRefused } from '../../shared/domain/stores.ts';
 import { deployedKeys, deployedStageFailure } from './deployed-stage.ts';
 import { fail } from './fail.ts';
+import { keyTable, listEntry, parseDuration, parseExpiry } from './format.ts';
 import { localKeyLimits, withLocalKeys } from './local-stage.ts';
 
-const USAGE = `Usage: npm run keys -- <command> [--stage local|staging|production]
-  create --label <who or what the key is for>   issue a key (printed once)
-  list                                          list keys (never the keys themselves)
-  revoke <keyId>                                revoke a key by its id
-  sync                                          put keys issued before usage plans in the plan
-The local stage uses PETSTORE_DATA_DIR (default .data); a deployed stage uses your AWS credentials.`;
+const USAGE = `Usage: npm run keys -- <command> [options] [--stage local|staging|production]
 
-/** `20/s, burst 40, 100000/day`: what each key of the stage may do. */
-const describeLimits = ({ rateLimit, burstLimit, quotaPerDay }: KeyLimits) =>
-  `${rateLimit}/s, burst ${burstLimit}${quotaPerDay === undefined ? '' : `, ${quotaPerDay}/day`}`;
+Commands:
+  create --label <text> [--scope read|write] [--expires <when>]
+        Issue a key and print it, once. --scope: read (GET operations only) or write
+        (every operation; the default). --expires: a date (2027-03-01, 00:00 UTC), a
+        date-time (2027-03-01T12:00:00Z) or a duration from now (90d, 12h, 30m, 2w).
+  list [--json]
+        Every key: id, label, scope, state (active, expired, revoked), created, expires,
+        last use (to within 5 minutes), rotation links and limits. Never the keys.
+  rotate <keyId> [--overlap <duration>] [--expires <when>]
+        Issue a key with the same label, scope and limits and print it, once; the old
+        key keeps working for the overlap (default 24h), then expires.
+  revoke <keyId>
+        Refuse the key from the next request on (the authorizer cache is flushed).
+  sync
+        Put keys issued before usage plans in the stage's usage plan.
+
+Options:
+  --stage <stage>   local (default), staging or production
+  -h, --help        this text
+
+Stage local uses PETSTORE_DATA_DIR (default .data); a deployed stage uses your AWS
+credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and AWS_REGION.
+Full guide: docs/keys.md.`;
+
+const DEFAULT_OVERLAP = '24h';
+
+interface Args {
+  label?: string | undefined;
+  keyId?: string | undefined;
+  scope?: string | undefined;
+  expires?: string | undefined;
+  overlap?: string | undefined;
+  json?: boolean | undefined;
+}
+
+const expiryOf = (text: string | undefined): string | undefined => {
+  if (text === undefined) return undefined;
+  const date = parseExpiry(text);
+  if (!date)
+    return fail(`--expires ${text}: give a date (2027-03-01), a date-time (2027-03-01T12:00:00Z) or a duration (90d)`);
+  // Allowed (a key to check that expired keys are refused), but never by surprise.
+  if (date.getTime() <= Date.now())
+    console.error(`keys: warning: --expires ${text} is in the past: the key is refused from the start`);
+  return date.toISOString();
+};
+
+const printKey = (key: string) => console.log(`Key (shown only now; store it in a secret manager): ${key}`);
 
 const run = async (
   keys: KeysRepository,
   command: string,
-  args: { label?: string; keyId?: string },
+  args: Args,
   stage: string,
   limits: () => Promise<KeyLimits>,
 ) => {
   switch (command) {
     case 'create': {
-      if (!args.label) fail('create needs --label <who or what the key is for>');
-      const created = await keys.create(args.label!);
-      console.log(`Created ${created.keyId} on stage ${stage} (label: ${created.label}).`);
-      console.log(`Key (shown only now; store it in a secret manager): ${created.key}`);
-      return;
+      if (!args.label) return fail('create needs --label <who or what the key is for>');
+      const scope = args.scope ?? 'write';
+      if (!(KEY_SCOPES as readonly string[]).includes(scope)) return fail(`--scope ${scope}: use read or write`);
+      const created = await keys.create(args.label, { scope: scope as KeyScope, expiresAt: expiryOf(args.expires) });
+      const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
+      console.log(
+        `Created ${created.keyId} on stage ${stage} (label: ${created.label}, scope: ${created.scope}${expiry}).`,
+      );
+      return printKey(created.key);
     }
     case 'list': {
       const all = await keys.list();
-      if (!all.length) return console.log(`No keys on stage ${stage}.`);
       // One usage plan per stage: every key has the same limits, each on its own.
-      const each = describeLimits(await limits());
-      console.table(
-        all.map(({ keyId, label, createdAt, revokedAt }) => ({
-          keyId,
-          label,
-          createdAt,
-          revokedAt: revokedAt ?? '',
-          limits: revokedAt ? '' : each,
-        })),
-      );
-      return;
+      const stageLimits = all.length ? await limits() : undefined;
+      const entries = all.map((record) => listEntry(record, stageLimits!));
+      if (args.json) return console.log(JSON.stringify(entries, null, 2));
+      if (!entries.length) return console.log(`No keys on stage ${stage}.`);
+      return console.log(keyTable(entries));
+    }
+    case 'rotate': {
+      if (!args.keyId) return fail('rotate needs the key id, e.g. npm run keys -- rotate key_AbC123xYz0 --overlap 24h');
+      const overlap = args.overlap ?? DEFAULT_OVERLAP;
+      const overlapMs = parseDuration(overlap);
+      if (overlapMs === undefined)
+        return fail(`--overlap ${overlap}: give a duration such as 24h, 90m or 7d (0s: none)`);
+      try {
+        const rotated = await keys.rotate(args.keyId, {
+          oldExpiresAt: new Date(Date.now() + overlapMs).toISOString(),
+          expiresAt: expiryOf(args.expires),
+        });
+        if (!rotated) return fail(`no key ${args.keyId} on stage ${stage}`);
+        const { old, created } = rotated;
+        console.log(
+          `Rotated ${old.keyId} to ${created.keyId} on stage ${stage} (label: ${created.label}, scope: ${created.scope ?? 'write'}).`,
+        );
+        console.log(`${old.keyId} keeps working until ${old.expiresAt}; switch your clients before then.`);
+        return printKey(created.key);
+      } catch (error) {
+        if (error instanceof RotationRefused) return fail(error.message);
+        throw error;
+      }
     }
     case 'revoke': {
-      if (!args.keyId) fail('revoke needs the key id, e.g. npm run keys -- revoke key_AbC123xYz0');
-      if (!(await keys.revoke(args.keyId!))) fail(`no key ${args.keyId} on stage ${stage}`);
-      console.log(`Revoked ${args.keyId} on stage ${stage}.`);
-      return;
+      if (!args.keyId) return fail('revoke needs the key id, e.g. npm run keys -- revoke key_AbC123xYz0');
+      // Revoking twice changes nothing: say so, and when it happened, rather than "Revoked" again.
+      const existing = (await keys.list()).find((record) => record.keyId === args.keyId);
+      if (existing?.revokedAt)
+        return console.log(`${args.keyId} was already revoked on stage ${stage}, at ${existing.revokedAt}.`);
+      if (!existing || !(await keys.revoke(args.keyId))) return fail(`no key ${args.keyId} on stage ${stage}`);
+      return console.log(`Revoked ${args.keyId} on stage ${stage}.`);
     }
     case 'sync': {
       const assigned = await keys.assignUsageKeys();
-      console.log(
+      return console.log(
         `${assigned.length} key(s) on stage ${stage} put in the usage plan: ${assigned.map((k) => k.keyId).join(', ')}`,
       );
-      return;
     }
     default:
-      fail(`unknown command ${command}\n${USAGE}`);
+      return fail(`unknown command ${command}\n${USAGE}`);
   }
 };
 
@@ -74,6 +137,10 @@ const { values, positionals } = (() => {
       options: {
         stage: { type: 'string', default: 'local' },
         label: { type: 'string' },
+        scope: { type: 'string' },
+        expires: { type: 'string' },
+        overlap: { type: 'string' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -87,7 +154,7 @@ if (values.help || !command) {
   process.exit(command || values.help ? 0 : 1);
 }
 const stage = values.stage!;
-const args = { label: values.label?.trim(), keyId };
+const args: Args = { ...values, label: values.label?.trim(), keyId };
 if (stage === 'local') await withLocalKeys((keys) => run(keys, command!, args, stage, localKeyLimits));
 else if ((DEPLOYED_STAGES as readonly string[]).includes(stage)) {
   try {

@@ -4,8 +4,8 @@
 
 import { Config, keyLimitsOf } from '../../infra/local/config.ts';
 import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
-import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
-import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import { ensureTables, runningDynamoDB, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
+import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
 import { flushAuthorizerCache } from '../../infra/local/management.ts';
 import type { KeyLimits } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
@@ -19,15 +19,15 @@ export /** Runs `work` against the local stage's keys, through the running serve
 const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Promise<T> => {
   // Empty means unset: resolving "" would take the current directory as the data directory.
   const dataDir = process.env.PETSTORE_DATA_DIR || '.data';
-  Object.assign(process.env, LOCAL_AWS_ENV);
   const owner = readOwner(dataDir);
   if (owner?.owner === 'server') {
-    if (!owner.dynamodbEndpoint) fail('the local server is starting; try again in a moment');
+    const dynamodb = runningDynamoDB(dataDir);
+    if (!dynamodb) fail('the local server is starting; try again in a moment');
     // A revoke flushes the running server's authorizer cache before it returns, as a deployed
     // stage's flushes API Gateway's. Without a management endpoint yet, the server is not
     // serving, and its cache is empty.
     const { managementEndpoint } = owner;
-    const keys = localKeys(owner.dynamodbEndpoint!);
+    const keys = localKeys(dynamodb!);
     if (!managementEndpoint) return work(keys);
     const flush = () => flushAuthorizerCache(dataDir, managementEndpoint);
     return work(revokingFlushes(keys, flush, 'local', 'restart the local server (npm start)'));
@@ -48,8 +48,9 @@ const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Pro
   }
 };
 
-const localKeys = (endpoint: string): KeysRepository => {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+/** `url`: the embedded DynamoDB's, with its credential (infra/local/dynamodb-credential.ts). */
+const localKeys = (url: string): KeysRepository => {
+  Object.assign(process.env, dynamodbEnvironment(url));
   return createKeysRepository(createDocumentClient(), keysTable.name);
 };
 

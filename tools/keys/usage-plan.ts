@@ -1,7 +1,7 @@
 // The key tool on a deployed stage, for limits per key: each key it creates gets an API
 // Gateway API key whose value is the key's usage identifier (never the key), in the
-// stage's usage plan; revoking a key disables its API key too; `list` shows the plan's
-// limits. The keys table stays the one record of who holds a key.
+// stage's usage plan (a rotated key's successor too, before the old key is set to
+// expire); revoking a key disables its API key too; `list` shows the plan's limits. The keys table stays the one record of who holds a key.
 import {
   type APIGatewayClient,
   CreateApiKeyCommand,
@@ -36,8 +36,8 @@ const addApiKey = async (plan: UsagePlan, keyId: string, usageKey: string, descr
 export const withUsagePlan = (keys: KeysRepository, plan: UsagePlan): KeysRepository => ({
   ...keys,
 
-  async create(label) {
-    const created = await keys.create(label);
+  async create(label, options) {
+    const created = await keys.create(label, options);
     try {
       await addApiKey(plan, created.keyId, created.usageKey, label);
     } catch (error) {
@@ -47,6 +47,17 @@ export const withUsagePlan = (keys: KeysRepository, plan: UsagePlan): KeysReposi
     }
     return created;
   },
+
+  // The new key gets its API key in the plan before the old one is set to expire (the
+  // repository's prepare step): a failure leaves the old key as it was, the new one revoked.
+  rotate: (keyId, options) =>
+    keys.rotate(keyId, {
+      ...options,
+      prepare: async (created) => {
+        await options.prepare?.(created);
+        await addApiKey(plan, created.keyId, created.usageKey, `${created.label} (rotated from ${keyId})`);
+      },
+    }),
 
   async revoke(keyId) {
     if (!(await keys.revoke(keyId))) return false;

@@ -17,11 +17,20 @@ const VALIDATION_REPORT_FILE = 'validation-report.json';
 
 /** What the synthesized stacks are deployed to in the tests (the CLI takes them from the credentials). */
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+/** Production's alarm destination in the tests' synth: without one, production does not synthesize. */
+export const TEST_ALARM_DESTINATION = 'oncall@example.com';
+
+/** The GitHub repository PetStore-ci trusts in the tests. */
+export const TEST_REPOSITORY = 'acme/petstore';
 
 /** The logical ids of what the stack exposes, read from its public properties. */
 export interface StackIndex {
   tables: Record<string, string>;
   functions: Record<FunctionName, { function: string; alias: string; role: string; logGroup: string }>;
+  /** Each function's pre-traffic hook (infra/constructs/release-hook.ts). */
+  releaseHooks: Record<FunctionName, { function: string; role: string }>;
+  cursorSecret: string;
+  probeKey: string;
   restApi: string;
   apiStage: string;
   accessLogGroup: string;
@@ -47,7 +56,18 @@ export interface Synthesis {
   acknowledgements: Acknowledgement[];
 }
 
-const INPUTS = ['infra', 'functions', 'shared', 'test/cdk/support', 'cdk.json', 'package-lock.json', 'tsconfig.json'];
+// tools/smoke and the client's link parser: the smoke canary bundles them.
+const INPUTS = [
+  'infra',
+  'functions',
+  'shared',
+  'tools/smoke',
+  'client/index.ts',
+  'test/cdk/support',
+  'cdk.json',
+  'package-lock.json',
+  'tsconfig.json',
+];
 /** The local stage emulator: the CDK app never imports it. */
 const NOT_INPUTS = ['infra/local'];
 const CACHE_ROOT = join(REPOSITORY_ROOT, 'node_modules', '.cache', 'petstore-cdk');

@@ -9,6 +9,8 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { createPetStoreApp } from '../../../infra/app.ts';
+import { GITHUB_REPOSITORY_CONTEXT } from '../../../infra/ci/github.ts';
+import { alarmDestinationsContextKey } from '../../../infra/monitoring/alarm-destinations.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
 import {
   type Acknowledgement,
@@ -16,7 +18,9 @@ import {
   REPOSITORY_ROOT,
   type StackIndex,
   type Synthesis,
+  TEST_ALARM_DESTINATION,
   TEST_ENV,
+  TEST_REPOSITORY,
 } from './synth.ts';
 
 const logicalId = (construct: IConstruct): string => {
@@ -37,6 +41,14 @@ const indexOf = (stack: PetStoreStack): StackIndex => ({
       },
     ]),
   ) as StackIndex['functions'],
+  releaseHooks: Object.fromEntries(
+    Object.entries(stack.releaseHooks).map(([name, hook]) => [
+      name,
+      { function: logicalId(hook.function), role: logicalId(hook.role) },
+    ]),
+  ) as StackIndex['releaseHooks'],
+  cursorSecret: logicalId(stack.cursorSecret),
+  probeKey: logicalId(stack.probeKey),
   restApi: logicalId(stack.api),
   apiStage: logicalId(stack.apiStage),
   accessLogGroup: logicalId(stack.accessLogGroup),
@@ -82,7 +94,14 @@ export const synthesizeInto = (outdir: string): Synthesis => {
         outdir,
         // cdk.json's feature flags, as the CLI passes them; findings go to the report for
         // the cdk-nag test to show, instead of aborting every file's synthesis.
-        context: { ...cdkJson.context, [cxapi.FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false },
+        context: {
+          ...cdkJson.context,
+          [cxapi.FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false,
+          // Production refuses to synthesize without someone who hears its alarms (alarm-topic.ts).
+          [alarmDestinationsContextKey('production')]: TEST_ALARM_DESTINATION,
+          // A repository for PetStore-ci, whatever GITHUB_REPOSITORY the machine has (test/cdk/ci-stack.test.ts).
+          [GITHUB_REPOSITORY_CONTEXT]: TEST_REPOSITORY,
+        },
         // CDK's own template check costs seconds: cfn-lint checks the CLI's templates in CI.
         builtinCloudFormationValidation: false,
         stackTraces: false,

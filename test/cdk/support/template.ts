@@ -65,11 +65,12 @@ export const grantsOf = (template: CfnTemplate, roleLogicalId: string): string[]
   ).flatMap((p) => p.PolicyDocument.Statement);
   return [...attached, ...inline]
     .flatMap((s) => {
-      if (s.Condition || s.NotAction || s.NotResource)
-        throw new Error(`unexpected statement shape: ${JSON.stringify(s)}`);
+      if (s.NotAction || s.NotResource) throw new Error(`unexpected statement shape: ${JSON.stringify(s)}`);
+      // A condition is part of the grant: `… if {"StringEquals":…}`.
+      const condition = s.Condition ? ` if ${JSON.stringify(s.Condition)}` : '';
       return [s.Action]
         .flat()
-        .flatMap((action) => [s.Resource].flat().map((r) => `${s.Effect} ${action} ${render(r)}`));
+        .flatMap((action) => [s.Resource].flat().map((r) => `${s.Effect} ${action} ${render(r)}${condition}`));
     })
     .sort();
 };

@@ -3,7 +3,7 @@
 // `parallel` independent properties (seeds seed, seed+1, …) run side by side, so
 // the server also sees concurrent malformed traffic.
 import fc from 'fast-check';
-import { type Answer, httpClient } from '../http-load.ts';
+import { type Answer, httpClient } from '../http-client.ts';
 import { violations } from './oracle.ts';
 import { type FuzzRequest, fuzzRequest } from './requests.ts';
 

@@ -1,9 +1,15 @@
 // REST (v1) Lambda proxy events, built as API Gateway builds them. The local stage's
-// gateway builds one per request; the in-process test harness builds the same events
-// for a deployed-like stage, so both exercise the functions with one event shape.
+// gateway builds one per request; the in-process test harness and the pre-traffic checks
+// (shared/release-checks) build the same events for a deployed stage, so all of them
+// exercise the functions with one event shape.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { resourcePath } from '../../shared/api/routes.ts';
-import type { RouteMatch } from './route-matcher.ts';
+import { type Route, resourcePath } from '../api/routes.ts';
+
+/** The route a request matched, and its path parameters (infra/local/route-matcher.ts finds them locally). */
+interface MatchedRoute {
+  readonly route: Route;
+  readonly pathParameters: Readonly<Record<string, string>>;
+}
 
 /** What the client sent, once the gateway has read it. */
 export interface ClientRequest {
@@ -57,7 +63,7 @@ const lastOfEach = (groups: Record<string, string[]>): Record<string, string> =>
 
 export const proxyEvent = (
   request: ClientRequest,
-  { route, pathParameters }: RouteMatch,
+  { route, pathParameters }: MatchedRoute,
   context: EventContext,
 ): APIGatewayProxyEvent => {
   const multiValueHeaders = groupByName(request.headers);

@@ -5,7 +5,7 @@ import { matchRoute } from '../../../infra/local/route-matcher.ts';
 import type { OperationId } from '../../../shared/api/routes.ts';
 import { ErrorBody, Pet, Pets } from '../../../shared/api/schemas.ts';
 import { tables } from '../../../shared/dynamodb/tables.ts';
-import type { Answer } from '../http-load.ts';
+import type { Answer } from '../http-client.ts';
 import type { FuzzRequest } from './requests.ts';
 
 const CODE_STATUS: Record<string, number> = {

@@ -17,6 +17,8 @@ export interface DynamoDBProxy {
   reset(): void;
   /** Requests for which this returns true get a 500 InternalServerError (the SDK retries those). */
   failWhen: ((request: WireRequest) => boolean) | undefined;
+  /** Requests for which this returns true are passed on, and once answered, answered with a 500: a lost answer. */
+  loseAnswerWhen: ((request: WireRequest) => boolean) | undefined;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy>
       proxy.requests = [];
     },
     failWhen: undefined,
+    loseAnswerWhen: undefined,
     close: async () => undefined,
   };
   const server = createServer(async (req, res) => {
@@ -47,16 +50,22 @@ export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy>
     } catch {}
     const wire = { operation: String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, ''), table };
     proxy.requests.push(wire);
-    if (proxy.failWhen?.(wire)) {
+    const fail = () => {
       res.writeHead(500, { 'Content-Type': 'application/x-amz-json-1.0' });
       res.end(
         JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal error' }),
       );
-      return;
-    }
+    };
+    if (proxy.failWhen?.(wire)) return fail();
+    const loseAnswer = proxy.loseAnswerWhen?.(wire) ?? false;
     const forward = request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
+        if (loseAnswer) {
+          answer.resume();
+          answer.on('end', fail);
+          return;
+        }
         res.writeHead(answer.statusCode ?? 500, answer.headers);
         answer.pipe(res);
       },

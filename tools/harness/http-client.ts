@@ -1,5 +1,6 @@
-// A small closed-loop load generator: `concurrency` loops, each sending its next
-// request as soon as the previous one is answered, over keep-alive connections.
+// A plain HTTP client over keep-alive connections that returns whole answers (status,
+// headers, body as sent), for the fuzzer, the soak's read-back and the benchmarks'
+// sequential requests (autocannon makes the load); and a bounded parallel loop.
 // node:http rather than fetch: its per-request cost is lower, so the client takes
 // less CPU away from the server on a two-core machine.
 import { Agent, request } from 'node:http';
@@ -16,26 +17,6 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
-}
-
-export interface LoadOptions {
-  baseUrl: string;
-  concurrency: number;
-  durationMs: number;
-  /** Stops earlier once this many requests were sent. */
-  maxRequests?: number;
-  /** The i-th request (0-based, across all loops). */
-  next: (i: number) => RequestSpec;
-  /** Sees every answer, e.g. to collect created ids. */
-  onAnswer?: (answer: Answer, spec: RequestSpec, latencyMs: number) => void;
-}
-
-export interface LoadResult {
-  latencies: number[];
-  elapsedMs: number;
-  statuses: Record<number, number>;
-  /** Requests that got no HTTP answer at all (connection errors). */
-  networkErrors: number;
 }
 
 export interface HttpClient {
@@ -72,37 +53,6 @@ export const httpClient = (baseUrl: string, maxSockets = 64): HttpClient => {
       }),
     close: () => agent.destroy(),
   };
-};
-
-export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
-  const client = httpClient(options.baseUrl, options.concurrency);
-  const latencies: number[] = [];
-  const statuses: Record<number, number> = {};
-  let networkErrors = 0;
-  let sent = 0;
-  const started = performance.now();
-  const deadline = started + options.durationMs;
-  const maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
-
-  const loop = async () => {
-    while (performance.now() < deadline && sent < maxRequests) {
-      const spec = options.next(sent++);
-      const begun = performance.now();
-      try {
-        const answer = await client.send(spec);
-        const latency = performance.now() - begun;
-        latencies.push(latency);
-        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        options.onAnswer?.(answer, spec, latency);
-      } catch {
-        networkErrors++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: options.concurrency }, loop));
-  const elapsedMs = performance.now() - started;
-  client.close();
-  return { latencies, elapsedMs, statuses, networkErrors };
 };
 
 /** Runs `count` calls of `task`, at most `concurrency` at a time. */

@@ -1,0 +1,116 @@
+// PetStore-ci: what lets GitHub Actions deliver this repository without a long-lived AWS key.
+// GitHub's OpenID Connect provider, and three roles that trust a token from it only for this
+// repository: the diff role (pull requests), which may only assume the CDK bootstrap's lookup
+// role (read only); and a deploy role per stage (jobs in that stage's GitHub environment, which
+// only main may deploy from), which may only assume the bootstrap roles that deploy. Deployed
+// once, by an administrator (docs/deploying.md, "The pipeline").
+import { Annotations, Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  FederatedPrincipal,
+  type IOidcProvider,
+  OidcProviderNative,
+  PolicyDocument,
+  PolicyStatement,
+  Role,
+} from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import { DEPLOYED_STAGES } from '../stages.ts';
+import {
+  CDK_QUALIFIER,
+  CI_ROLES,
+  GITHUB_OIDC_AUDIENCE,
+  GITHUB_OIDC_ISSUER,
+  GITHUB_REPOSITORY_CONTEXT,
+  isRepository,
+  REPOSITORY_PLACEHOLDER,
+  subjectFor,
+} from './github.ts';
+
+export interface CiStackProps extends StackProps {
+  /** OWNER/REPO; undefined: the placeholder, which no workflow can present (synth warns). */
+  readonly repository: string | undefined;
+  /** An existing provider for GitHub's issuer in the account; undefined: this stack makes one. */
+  readonly oidcProviderArn?: string | undefined;
+}
+
+/** A bootstrap role of this account and region, by its kind: deploy, file-publishing, lookup… */
+const bootstrapRole = (kind: string): string =>
+  `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${CDK_QUALIFIER}-${kind}-role-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+
+export class CiStack extends Stack {
+  readonly provider: IOidcProvider;
+  readonly diffRole: Role;
+  readonly deployRoles: Readonly<Record<string, Role>>;
+
+  constructor(scope: Construct, id: string, { repository, oidcProviderArn, ...props }: CiStackProps) {
+    super(scope, id, props);
+    if (repository !== undefined && !isRepository(repository))
+      throw new Error(`${GITHUB_REPOSITORY_CONTEXT} must be OWNER/REPO, got "${repository}"`);
+    if (repository === undefined)
+      Annotations.of(this).addWarningV2(
+        'petstore:github-repository',
+        `${id} trusts no repository: set CDK context "${GITHUB_REPOSITORY_CONTEXT}" (OWNER/REPO) before deploying it (docs/deploying.md, "The pipeline").`,
+      );
+    const trusted = repository ?? REPOSITORY_PLACEHOLDER;
+
+    this.provider = oidcProviderArn
+      ? OidcProviderNative.fromOidcProviderArn(this, 'GitHub', oidcProviderArn)
+      : new OidcProviderNative(this, 'GitHub', {
+          url: `https://${GITHUB_OIDC_ISSUER}`,
+          clientIds: [GITHUB_OIDC_AUDIENCE],
+        });
+
+    const assumable = (roleName: string, subject: string, description: string, roles: string[]) =>
+      new Role(this, roleName, {
+        roleName,
+        description,
+        // A workflow job's token, from this repository, for exactly this subject.
+        assumedBy: new FederatedPrincipal(
+          this.provider.oidcProviderArn,
+          {
+            StringEquals: {
+              [`${GITHUB_OIDC_ISSUER}:aud`]: GITHUB_OIDC_AUDIENCE,
+              [`${GITHUB_OIDC_ISSUER}:sub`]: subject,
+            },
+          },
+          'sts:AssumeRoleWithWebIdentity',
+        ),
+        maxSessionDuration: Duration.hours(1),
+        inlinePolicies: {
+          bootstrapRoles: new PolicyDocument({
+            statements: [new PolicyStatement({ actions: ['sts:AssumeRole'], resources: roles })],
+          }),
+        },
+      });
+
+    this.diffRole = assumable(
+      CI_ROLES.diff,
+      subjectFor(trusted, 'pull_request'),
+      `cdk diff for pull requests of ${trusted}: assumes the CDK lookup role (read only), nothing else`,
+      [bootstrapRole('lookup')],
+    );
+    this.deployRoles = Object.fromEntries(
+      DEPLOYED_STAGES.map((stage) => [
+        stage,
+        assumable(
+          CI_ROLES.deploy(stage),
+          subjectFor(trusted, { environment: stage }),
+          `cdk deploy of ${stage} from ${trusted}'s GitHub environment ${stage}: assumes the CDK bootstrap roles, nothing else`,
+          // What `cdk deploy --app cdk.out` assumes: publish the assets, read the stack, deploy it.
+          ['deploy', 'file-publishing', 'image-publishing', 'lookup'].map(bootstrapRole),
+        ),
+      ]),
+    );
+
+    // What the workflows assume (they build the same ARNs from the account id and the names).
+    const outputs: [string, Role][] = [
+      ['DiffRoleArn', this.diffRole],
+      ...DEPLOYED_STAGES.map((stage): [string, Role] => [
+        `DeployRoleArn${stage[0]!.toUpperCase()}${stage.slice(1)}`,
+        this.deployRoles[stage]!,
+      ]),
+    ];
+    for (const [key, role] of outputs)
+      new CfnOutput(this, key, { key, description: role.node.id, value: role.roleArn });
+  }
+}

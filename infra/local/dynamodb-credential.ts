@@ -1,0 +1,112 @@
+// The embedded DynamoDB's credential. dynalite checks only that a request is signed,
+// not with what; on loopback any local user could then read and write the tables,
+// mint keys or un-revoke them. Here each request's Signature Version 4 is verified
+// against a secret kept in the data directory (0600, data-dir.ts) before dynalite
+// sees the request, as DynamoDB verifies it against the caller's secret access key.
+//
+// A client reaches the store through one URL that carries the credential as user
+// info, `http://local:<secret>@127.0.0.1:<port>`, as a database URL carries its
+// password; localClientConfig and functionEnvironment split it for the SDK.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/** The access key id of every local credential; the secret is what is checked. */
+export const LOCAL_ACCESS_KEY_ID = 'local';
+
+export interface DynamoDBConnection {
+  /** The URL the SDK calls, without user info. */
+  endpoint: string;
+  secretAccessKey: string | undefined;
+}
+
+/** `url` with the secret as its user info. */
+export const withCredential = (url: string, secretAccessKey: string): string => {
+  const parsed = new URL(url);
+  parsed.username = LOCAL_ACCESS_KEY_ID;
+  parsed.password = secretAccessKey;
+  return parsed.href.replace(/\/$/, '');
+};
+
+/** The endpoint and secret of a connection URL (a URL without user info has no secret). */
+export const parseConnection = (url: string): DynamoDBConnection => {
+  const parsed = new URL(url);
+  const secretAccessKey = parsed.password ? decodeURIComponent(parsed.password) : undefined;
+  parsed.username = '';
+  parsed.password = '';
+  return { endpoint: parsed.href.replace(/\/$/, ''), secretAccessKey };
+};
+
+const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
+const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+
+/** True when `req` (with `body`) carries a Signature Version 4 made with `secretAccessKey`. */
+const signedWith = (req: IncomingMessage, body: Buffer, secretAccessKey: string): boolean => {
+  const match = AUTHORIZATION.exec(req.headers.authorization ?? '');
+  const amzDate = req.headers['x-amz-date'];
+  if (!match || typeof amzDate !== 'string' || !req.url || req.url.includes('?')) return false;
+  const [, accessKeyId, date, region, service, signedHeaders, signature] = match as unknown as string[];
+  if (accessKeyId !== LOCAL_ACCESS_KEY_ID) return false;
+  const names = signedHeaders!.split(';');
+  if (!names.includes('host')) return false;
+  const canonicalHeaders = names
+    .map(
+      (name) =>
+        `${name}:${String(req.headers[name] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('');
+  const payloadHash = (req.headers['x-amz-content-sha256'] as string | undefined) ?? sha256Hex(body);
+  const canonicalRequest = [req.method, req.url, '', canonicalHeaders, signedHeaders, payloadHash].join('\n');
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
+  const signingKey = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date!), region!), service!), 'aws4_request');
+  const expected = hmac(signingKey, stringToSign);
+  return timingSafeEqual(expected, Buffer.from(signature!, 'hex'));
+};
+
+const refuse = (res: ServerResponse) => {
+  const body = JSON.stringify({
+    __type: 'com.amazon.coral.service#UnrecognizedClientException',
+    message: 'The security token included in the request is invalid.',
+  });
+  res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+};
+
+/** dynalite's own limit: bigger requests are refused before they are buffered whole. */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+/** Puts the signature check in front of `server`'s request listener (dynalite's). */
+export const requireCredential = (server: Server, secretAccessKey: string): void => {
+  const [store] = server.listeners('request') as RequestListener[];
+  if (!store) throw new Error('the embedded DynamoDB has no request listener to guard');
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) {
+        res.writeHead(413, { Connection: 'close' }).end();
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.once('end', () => {
+      const body = Buffer.concat(chunks);
+      if (!signedWith(req, body, secretAccessKey)) return refuse(res);
+      // dynalite reads the body from the request's events: hand it the same request again.
+      const replay = Object.assign(Readable.from(body.length ? [body] : []), {
+        headers: req.headers,
+        method: req.method,
+        url: req.url,
+        socket: req.socket,
+      });
+      store(replay as unknown as IncomingMessage, res);
+    });
+  });
+};

@@ -1,0 +1,87 @@
+// What `npm start` (server.ts) and `npm run dev` (dev.ts) take from their environment:
+// every knob is a variable (README, Configuration), parsed once; a bad value stops the
+// command with the variable's name.
+import { Config, keyLimitsOf } from './config.ts';
+import { type LocalStage, type LocalStageOptions, STAGE } from './stage.ts';
+
+/** Prints `command: message` on stderr and exits 1. */
+export const failWith =
+  (command: string) =>
+  (message: string): never => {
+    console.error(`${command}: ${message}`);
+    process.exit(1);
+  };
+
+/** The stage's options from `environment`, access log lines on stdout (as CloudWatch would file them). */
+export const stageOptionsFromEnvironment = (
+  command: string,
+  environment: NodeJS.ProcessEnv = process.env,
+): LocalStageOptions => {
+  const parsed = Config.safeParse(environment);
+  if (!parsed.success)
+    return failWith(command)(parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; '));
+  const config = parsed.data;
+  return {
+    port: config.PORT,
+    host: config.HOST,
+    dataDir: config.PETSTORE_DATA_DIR,
+    apiKey: config.PETSTORE_API_KEY,
+    authorizerCacheTtlSeconds: config.PETSTORE_AUTHORIZER_CACHE_TTL,
+    throttle: { rate: config.PETSTORE_THROTTLE_RATE, burst: config.PETSTORE_THROTTLE_BURST },
+    functionConcurrency: { limit: config.PETSTORE_FUNCTION_CONCURRENCY, queue: config.PETSTORE_FUNCTION_QUEUE },
+    pipelineDepth: config.PETSTORE_PIPELINE_DEPTH,
+    keyLimits: keyLimitsOf(config),
+    dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
+    logLevel: config.LOG_LEVEL,
+    accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
+  };
+};
+
+/** What a start prints: the address, a usable key, and what a crash left repaired. */
+export const printBanner = (
+  stage: Pick<LocalStage, 'baseUrl' | 'key' | 'keyRecord' | 'dataDir' | 'repairedIndexEntries'>,
+  ...notes: string[]
+): void => {
+  const { baseUrl, key, keyRecord, dataDir, repairedIndexEntries } = stage;
+  if (repairedIndexEntries)
+    console.warn(`repaired: removed ${repairedIndexEntries} listing entries a crash had left without their animal`);
+  if (keyRecord.revokedAt)
+    console.warn(
+      `warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`,
+    );
+  console.log(
+    [
+      `Pet Store API (stage ${STAGE}) listening at ${baseUrl}`,
+      `API key (${keyRecord.keyId}): ${key}`,
+      `Try: curl -H 'Authorization: Bearer ${key}' ${baseUrl}/pets`,
+      `API reference: ${new URL('/docs', baseUrl).href}`,
+      `Data: ${dataDir}.`,
+      ...notes,
+    ].join('\n'),
+  );
+};
+
+/** Runs `close` once on SIGINT or SIGTERM, then exits 0. */
+export const stopOnSignals = (close: () => Promise<void>): void => {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('stopping: finishing requests in flight');
+    await close();
+    console.log('stopped');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  // Under `npm start`, the script `exec`s node, so this process is npm's own child and gets the
+  // SIGINT and SIGTERM npm forwards to it (a process manager may signal npm only; through a shell
+  // in between, SIGINT never arrived and the server ran on). Should npm go away without
+  // forwarding (SIGKILL), this process is handed to another parent: stop the same way.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) void stop();
+    }, 250).unref();
+  }
+};

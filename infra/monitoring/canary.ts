@@ -1,0 +1,210 @@
+// The stage watched from outside: a CloudWatch Synthetics canary that runs the smoke suite's
+// read-only checks (tools/smoke, bundled here with esbuild) against the stage's own base
+// address every few minutes, with a read key of its own held in Secrets Manager, and an
+// alarm on its failed runs to the stage's alarm topic (docs/runbook.md, "SmokeCanary").
+import { fileURLToPath } from 'node:url';
+import {
+  AssetHashType,
+  Aws,
+  type CfnElement,
+  DockerImage,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, type IAlarmAction, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Canary, Code, Runtime, RuntimeFamily, Schedule, Test } from 'aws-cdk-lib/aws-synthetics';
+import { Construct } from 'constructs';
+import { buildSync } from 'esbuild';
+import { type DeployedStage, stackName } from '../stages.ts';
+import { CANARY_ENV, type CanarySettings } from './watch-settings.ts';
+
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CANARY_ENTRY = 'tools/smoke/canary.ts';
+
+/**
+ * syn-nodejs-4.1: Synthetics' runtime without a browser (Node.js 22). The checks are HTTP
+ * calls made with fetch: a Puppeteer or Playwright runtime would start Chromium on every run
+ * for nothing (slower runs, billed by the run and its Lambda time, and a browser's patches to
+ * follow). Newer than aws-cdk-lib's constants, hence by name; Synthetics picks the architecture.
+ */
+const CANARY_RUNTIME = new Runtime('syn-nodejs-4.1', RuntimeFamily.NODEJS);
+/** The Node.js the runtime runs: the bundle's target, so that it uses nothing the runtime lacks. */
+const CANARY_NODE_TARGET = 'node22';
+
+/**
+ * Synthetics names a canary's function and log group cwsyn-<canary name>-<random id>: the role
+ * may write to the log groups of the Pet Store's canaries only (one name for both stages, so
+ * that the reviewed acknowledgement below is the same in both).
+ */
+const CANARY_NAME_PREFIX = 'petstore-';
+
+export interface SmokeCanaryProps {
+  readonly stage: DeployedStage;
+  readonly settings: CanarySettings;
+  /** The stage's base address, ending in /v1. */
+  readonly baseUrl: string;
+  /** The stage's alarm topic (and any existing topic it names). */
+  readonly alarmActions: readonly IAlarmAction[];
+}
+
+export class SmokeCanary extends Construct {
+  readonly canary: Canary;
+  /** Holds the canary's read key; the key tool makes it (docs/deploying.md, "The canary's key"). */
+  readonly keySecret: Secret;
+  readonly alarm: Alarm;
+
+  constructor(scope: Construct, id: string, { stage, settings, baseUrl, alarmActions }: SmokeCanaryProps) {
+    super(scope, id);
+    const name = stackName(stage);
+    this.keySecret = new Secret(this, 'KeySecret', {
+      secretName: `${name}/smoke-canary-key`,
+      description: `The read key the smoke canary of ${name} calls the API with: put a key from \`npm run keys -- create --scope read\` here`,
+      // A placeholder until the key tool's key is put here: the canary fails, and says why.
+      generateSecretString: { passwordLength: 32, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.keySecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The secret holds an API key issued by the key tool, not a credential Secrets Manager can rotate by itself: rotate it with `npm run keys -- rotate` and put-secret-value (docs/deploying.md).',
+    });
+
+    const artifacts = new Bucket(this, 'Artifacts', {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      // A run's report and logs: on-call reads the latest failures, nothing is kept for long.
+      lifecycleRules: [{ expiration: Duration.days(14) }],
+      // Kept when the stack goes (CloudFormation cannot delete a bucket with objects in it, and
+      // emptying it would take a custom resource): it empties itself within 14 days.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(artifacts).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only the canary writes here (its own run reports, kept 14 days); an access log of that bucket would only log the canary itself, which CloudTrail already records.',
+    });
+
+    // At most 21 characters, lower case: one per stage and account.
+    const canaryName = `${CANARY_NAME_PREFIX}${stage}`;
+    const role = this.#role(canaryName, artifacts);
+    this.canary = new Canary(this, 'Canary', {
+      canaryName,
+      role,
+      runtime: CANARY_RUNTIME,
+      test: Test.custom({
+        code: this.#code(),
+        handler: 'index.handler',
+      }),
+      schedule: Schedule.rate(Duration.minutes(settings.everyMinutes)),
+      timeout: Duration.minutes(1),
+      environmentVariables: { [CANARY_ENV.baseUrl]: baseUrl, [CANARY_ENV.keySecretArn]: this.keySecret.secretArn },
+      artifactsBucketLocation: { bucket: artifacts, prefix: 'runs' },
+      successRetentionPeriod: Duration.days(2),
+      failureRetentionPeriod: Duration.days(14),
+      provisionedResourceCleanup: true,
+    });
+    this.keySecret.grantRead(role);
+    // The first run reads the secret: the role's policies exist before the canary starts.
+    this.canary.node.addDependency(role);
+
+    // Missing data breaches: a canary that stopped running watches nothing, which on-call must know.
+    this.alarm = new Alarm(this, 'FailedRuns', {
+      alarmName: `${name}-SmokeCanary`,
+      alarmDescription: `The smoke canary's read-only checks failed ${settings.failedRunsToAlarm} runs in a row, or it stopped running: the stage breaks a rule clients rely on, from outside. No data is an alarm: a canary that does not run watches nothing. Runbook: docs/runbook.md, section SmokeCanary.`,
+      metric: this.canary.metricSuccessPercent({
+        period: Duration.minutes(settings.everyMinutes),
+        statistic: 'Minimum',
+      }),
+      threshold: 100,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: settings.failedRunsToAlarm,
+      datapointsToAlarm: settings.failedRunsToAlarm,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    this.alarm.addAlarmAction(...alarmActions);
+    this.alarm.addOkAction(...alarmActions);
+  }
+
+  /** tools/smoke/canary.ts bundled, or a stand-in when this synth skips bundling (`cdk synth --exclusively` another stack, tests). */
+  #code(): Code {
+    if (!Stack.of(this).bundlingRequired)
+      return Code.fromInline('exports.handler = async () => { throw new Error("not bundled"); };');
+    return Code.fromAsset(REPOSITORY_ROOT, {
+      // The bundle's content names the asset: a change to any file it includes makes a new one.
+      assetHashType: AssetHashType.OUTPUT,
+      bundling: {
+        // Never used: esbuild bundles locally, as for the functions (no Docker).
+        image: DockerImage.fromRegistry('esbuild-runs-locally'),
+        local: {
+          tryBundle: (outputDir) => {
+            buildSync({
+              entryPoints: [`${REPOSITORY_ROOT}${CANARY_ENTRY}`],
+              outfile: `${outputDir}/index.js`,
+              bundle: true,
+              platform: 'node',
+              format: 'cjs',
+              target: CANARY_NODE_TARGET,
+              logLevel: 'error',
+            });
+            return true;
+          },
+        },
+      },
+    });
+  }
+
+  /** What a canary needs (docs: "Required roles and permissions for canaries"), and nothing more. */
+  #role(canaryName: string, artifacts: Bucket): Role {
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `The smoke canary ${canaryName}: writes its run reports, logs and metrics, reads its key`,
+      inlinePolicies: {
+        canary: new PolicyDocument({
+          statements: [
+            new PolicyStatement({ actions: ['s3:PutObject'], resources: [artifacts.arnForObjects('runs/*')] }),
+            new PolicyStatement({ actions: ['s3:GetBucketLocation'], resources: [artifacts.bucketArn] }),
+            new PolicyStatement({ actions: ['s3:ListAllMyBuckets'], resources: ['*'] }),
+            new PolicyStatement({
+              actions: ['cloudwatch:PutMetricData'],
+              resources: ['*'],
+              conditions: { StringEquals: { 'cloudwatch:namespace': 'CloudWatchSynthetics' } },
+            }),
+            new PolicyStatement({
+              actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
+              resources: [
+                `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:/aws/lambda/cwsyn-${CANARY_NAME_PREFIX}*`,
+              ],
+            }),
+          ],
+        }),
+      },
+    });
+    const bucketId = Stack.of(this).getLogicalId(artifacts.node.defaultChild as CfnElement);
+    const acknowledged: [string, string][] = [
+      [
+        'AwsSolutions-IAM5[Resource::*]',
+        's3:ListAllMyBuckets (the Synthetics runtime checks its artifact bucket with it) and cloudwatch:PutMetricData (limited to the CloudWatchSynthetics namespace by a condition) have no resource-level permissions.',
+      ],
+      [
+        `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/runs/*]`,
+        "Each run writes its report, its log and its result under a new key of the canary's own bucket, and only under runs/: the bucket holds nothing else.",
+      ],
+      [
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/cwsyn-${CANARY_NAME_PREFIX}*]`,
+        "Synthetics names the canary's function and log group cwsyn-<canary name>-<random id>: the id is not known before the canary exists, so the role may write to the Pet Store canaries' log groups, no other.",
+      ],
+      [
+        'Serverless-LambdaStarPermissions',
+        "The canary role's three wildcards are the ones acknowledged above, each reviewed: no action is a wildcard, and nothing reaches the stage's tables or keys.",
+      ],
+    ];
+    for (const [id, reason] of acknowledged) Validations.of(role).acknowledge({ id, reason });
+    return role;
+  }
+}

@@ -1,0 +1,193 @@
+// shared/release-checks — what a new version must answer before any client is sent to it: the
+// pre-traffic hook (functions/pre-traffic-hook.ts) runs these checks against the version a
+// deploy published, by invoking it directly with the events API Gateway would send, and
+// `npm test` runs the very same checks against the local handlers (test/integration/
+// release-checks.test.ts). They write nothing, so they run in production as they run anywhere:
+// no animal is created, no key is issued. Imports shared/api and shared/lambda's event builder.
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+} from 'aws-lambda';
+import { type OperationId, route } from '../api/routes.ts';
+import { ErrorBody, MAX_ID, Pets } from '../api/schemas.ts';
+import { proxyEvent } from '../lambda/proxy-event.ts';
+
+/** The functions a release checks: each route's function and the authorizer. */
+export type CheckedFunction = 'listPets' | 'createPet' | 'getPet' | 'authorizer';
+
+/** What the authorizer answered: a policy, the refusal API Gateway turns into a 401, or a fault. */
+export type AuthorizerAnswer =
+  | { readonly kind: 'allowed'; readonly result: APIGatewayAuthorizerResult }
+  | { readonly kind: 'refused' }
+  | { readonly kind: 'failed'; readonly message: string };
+
+/** How the checks reach the version under test: Lambda's Invoke deployed, the handler itself in tests. */
+export interface CheckTarget {
+  http(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult>;
+  authorize(event: APIGatewayTokenAuthorizerEvent): Promise<AuthorizerAnswer>;
+}
+
+export interface CheckContext {
+  /** The deployed stage's name: its events' stage and method ARNs carry it. */
+  readonly stage: string;
+  /** A key the stage's keys table knows (the authorizer must let it in); needed by the authorizer's checks only. */
+  readonly probeKey?: string | undefined;
+}
+
+export interface CheckResult {
+  readonly check: string;
+  /** Absent when the answer was as the contract says. */
+  readonly problem?: string;
+}
+
+/** The key id that API Gateway would have put in the event of a caller the authorizer let in. */
+const PROBE_PRINCIPAL = 'key_ReleaseProbe';
+/** No animal will have it: ids are handed out from 1 upwards (shared/domain/id-allocator.ts). */
+const ABSENT_PET_ID = String(MAX_ID);
+/** Well-formed and never issued: keys carry 43 random characters, this one none. */
+const UNKNOWN_KEY = `pet_${'0'.repeat(43)}`;
+
+const event = (
+  context: CheckContext,
+  operation: OperationId,
+  path: string,
+  options: { pathParameters?: Record<string, string>; body?: string; headers?: Record<string, string> } = {},
+): APIGatewayProxyEvent =>
+  proxyEvent(
+    {
+      url: new URL(path, 'https://release-check.invalid'),
+      headers: Object.entries({ 'User-Agent': 'petstore-release-check', ...options.headers }),
+      // The API's binary media type `*/*` hands every body over as the client's bytes, in base64.
+      body: options.body === undefined ? null : Buffer.from(options.body, 'utf8').toString('base64'),
+      isBase64Encoded: options.body !== undefined,
+      sourceIp: '127.0.0.1',
+      protocol: 'HTTP/1.1',
+      domainName: 'release-check.invalid',
+    },
+    { route: route(operation), pathParameters: options.pathParameters ?? {} },
+    {
+      accountId: '000000000000',
+      apiId: 'releasecheck',
+      stage: context.stage,
+      requestId: `release-check-${operation}-${Date.now()}`,
+      identity: { principalId: PROBE_PRINCIPAL, context: { keyId: PROBE_PRINCIPAL } },
+      clientPathPrefix: `/${context.stage}`,
+    },
+  );
+
+const header = (answer: APIGatewayProxyResult, name: string): string | undefined => {
+  const found = Object.entries(answer.headers ?? {}).find(([key]) => key.toLowerCase() === name.toLowerCase());
+  return found === undefined ? undefined : String(found[1]);
+};
+
+const bodyOf = (answer: APIGatewayProxyResult): unknown => {
+  try {
+    return JSON.parse(answer.isBase64Encoded ? Buffer.from(answer.body, 'base64').toString('utf8') : answer.body);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The problems of an error answer: its status, and an Error body of that status and code. */
+const errorProblems = (answer: APIGatewayProxyResult, status: number, code: string): string[] => {
+  if (answer.statusCode !== status) return [`status ${answer.statusCode}, expected ${status}`];
+  const parsed = ErrorBody.safeParse(bodyOf(answer));
+  if (!parsed.success) return ['the body is not an Error body'];
+  const problems: string[] = [];
+  if (parsed.data.code !== code) problems.push(`code ${parsed.data.code}, expected ${code}`);
+  if (parsed.data.status !== status) problems.push(`body status ${parsed.data.status}, expected ${status}`);
+  return problems;
+};
+
+const jsonContentType = (answer: APIGatewayProxyResult): string[] =>
+  /^application\/json\b/i.test(header(answer, 'Content-Type') ?? '') ? [] : ['Content-Type is not application/json'];
+
+const result = (check: string, problems: readonly string[]): CheckResult =>
+  problems.length === 0 ? { check } : { check, problem: problems.join('; ') };
+
+/** Runs one check; a check that throws (the invocation failed) is a problem, not a crash of the hook. */
+const run = async (check: string, body: () => Promise<string[]>): Promise<CheckResult> => {
+  try {
+    return result(check, await body());
+  } catch (error) {
+    return result(check, [`the invocation failed: ${error instanceof Error ? error.message : String(error)}`]);
+  }
+};
+
+const tokenEvent = (context: CheckContext, authorizationToken: string): APIGatewayTokenAuthorizerEvent => ({
+  type: 'TOKEN',
+  authorizationToken,
+  methodArn: `arn:aws:execute-api:us-east-1:000000000000:releasecheck/${context.stage}/GET/v1/pets`,
+});
+
+const refused = async (target: CheckTarget, event: APIGatewayTokenAuthorizerEvent): Promise<string[]> => {
+  const answer = await target.authorize(event);
+  if (answer.kind === 'refused') return [];
+  return [answer.kind === 'allowed' ? 'let the caller in' : `failed instead of refusing: ${answer.message}`];
+};
+
+/** Each function's checks, in the order they run. Read-only: nothing here writes to a table. */
+export const releaseChecks: Readonly<
+  Record<CheckedFunction, (target: CheckTarget, context: CheckContext) => Promise<CheckResult[]>>
+> = {
+  listPets: async (target, context) => [
+    await run('listPets answers 200 with an array of Animals', async () => {
+      const answer = await target.http(event(context, 'listPets', '/v1/pets?limit=5'));
+      if (answer.statusCode !== 200) return [`status ${answer.statusCode}, expected 200`];
+      return [...jsonContentType(answer), ...(Pets.safeParse(bodyOf(answer)).success ? [] : ['the body is not Pets'])];
+    }),
+  ],
+  getPet: async (target, context) => [
+    await run('getPet of an id no animal has is 404 NOT_FOUND, with the deprecation headers', async () => {
+      const answer = await target.http(
+        event(context, 'getPet', `/v1/pets/${ABSENT_PET_ID}`, { pathParameters: { petId: ABSENT_PET_ID } }),
+      );
+      const problems = [...errorProblems(answer, 404, 'NOT_FOUND'), ...jsonContentType(answer)];
+      if (!/^@\d+$/.test(header(answer, 'Deprecation') ?? '')) problems.push('no Deprecation: @<seconds> header');
+      if (!header(answer, 'Sunset')) problems.push('no Sunset header');
+      if (!/rel="successor-version"/.test(header(answer, 'Link') ?? '')) problems.push('no successor-version Link');
+      return problems;
+    }),
+  ],
+  createPet: async (target, context) => [
+    await run('createPet with an invalid body is 400 BAD_REQUEST with details, and creates nothing', async () => {
+      const answer = await target.http(
+        event(context, 'createPet', '/v1/pets', {
+          // Refused by validation, before any write: no name, a category that is not an integer.
+          body: JSON.stringify({ categoryId: 'seven' }),
+          headers: { 'Content-Type': 'application/json' },
+        }),
+      );
+      const problems = [...errorProblems(answer, 400, 'BAD_REQUEST'), ...jsonContentType(answer)];
+      const details = (bodyOf(answer) as { details?: unknown } | undefined)?.details;
+      if (!Array.isArray(details) || details.length === 0) problems.push('no details');
+      return problems;
+    }),
+  ],
+  authorizer: async (target, context) => [
+    await run('the authorizer refuses a malformed key', () => refused(target, tokenEvent(context, 'Bearer not-a-key'))),
+    await run('the authorizer refuses an unknown key', () =>
+      refused(target, tokenEvent(context, `Bearer ${UNKNOWN_KEY}`)),
+    ),
+    await run("the authorizer lets the stage's probe key in", async () => {
+      if (!context.probeKey)
+        return ['no probe key to check with: put one in (docs/deploying.md, The release probe key)'];
+      const answer = await target.authorize(tokenEvent(context, `Bearer ${context.probeKey}`));
+      if (answer.kind !== 'allowed') return [answer.kind === 'refused' ? 'refused it' : `failed: ${answer.message}`];
+      // A read key: its policy must allow the listing (and may deny the writes).
+      const statements = answer.result.policyDocument.Statement as { Effect?: string; Resource?: string | string[] }[];
+      const listing = (arn: string) => /\/GET\/v1\/pets$/.test(arn);
+      const problems: string[] = [];
+      if (!statements.some((s) => s.Effect === 'Allow' && [s.Resource ?? []].flat().some(listing)))
+        problems.push('its policy does not allow GET /v1/pets');
+      if (!/^key_/.test(answer.result.principalId)) problems.push('its principal is not a key id');
+      return problems;
+    }),
+  ],
+};
+
+/** The checks that did not hold, each with what was wrong. */
+export const failedChecks = (results: readonly CheckResult[]): CheckResult[] =>
+  results.filter((r) => r.problem !== undefined);

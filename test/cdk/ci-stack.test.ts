@@ -1,0 +1,146 @@
+// PetStore-ci: GitHub's OIDC provider and the roles the workflows assume, trusted only for
+// this repository; a deploy role per stage only for jobs in that stage's GitHub environment,
+// and able only to assume the CDK bootstrap roles; the diff role only for pull requests, and
+// able only to assume the bootstrap lookup role (read only). And the workflows assume exactly
+// these roles from exactly these environments.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CiStack } from '../../infra/ci/ci-stack.ts';
+import { CI_ROLES, CI_STACK_NAME, REPOSITORY_PLACEHOLDER } from '../../infra/ci/github.ts';
+import { DEPLOYED_STAGES } from '../../infra/stages.ts';
+import { environmentOf, roleOf, workflow } from '../support/workflows.ts';
+import { type CfnTemplate, type SynthesizedApp, synthesized, TEST_REPOSITORY } from './support/synth.ts';
+import { render, resourcesOfType } from './support/template.ts';
+
+const REPOSITORY = 'acme/petstore';
+const build = (props: { repository: string | undefined; oidcProviderArn?: string }) => {
+  const stack = new CiStack(new App(), CI_STACK_NAME, props);
+  return { stack, template: Template.fromStack(stack).toJSON() as CfnTemplate };
+};
+
+const roleNamed = (template: CfnTemplate, roleName: string) => {
+  const found = resourcesOfType(template, 'AWS::IAM::Role').find(([, r]) => r.Properties!.RoleName === roleName);
+  expect(found, roleName).toBeDefined();
+  return found![1].Properties!;
+};
+const bootstrap = (kind: string) =>
+  `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/cdk-hnb659fds-${kind}-role-\${AWS::AccountId}-\${AWS::Region}`;
+
+describe('trust', () => {
+  const { template } = build({ repository: REPOSITORY });
+  const [providerId, provider] = resourcesOfType(template, 'AWS::IAM::OIDCProvider')[0]!;
+
+  it("has GitHub's OIDC provider, for the STS audience", () => {
+    expect(resourcesOfType(template, 'AWS::IAM::OIDCProvider')).toHaveLength(1);
+    expect(provider.Properties).toEqual({
+      Url: 'https://token.actions.githubusercontent.com',
+      ClientIdList: ['sts.amazonaws.com'],
+    });
+  });
+
+  const trustOf = (roleName: string) => roleNamed(template, roleName).AssumeRolePolicyDocument.Statement;
+  const trusting = (sub: string) => [
+    {
+      Effect: 'Allow',
+      Action: 'sts:AssumeRoleWithWebIdentity',
+      Principal: { Federated: { Ref: providerId } },
+      Condition: {
+        StringEquals: {
+          'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+          'token.actions.githubusercontent.com:sub': sub,
+        },
+      },
+    },
+  ];
+
+  it.each(DEPLOYED_STAGES)(
+    'the %s deploy role: only jobs of this repository in the GitHub environment of that name',
+    (stage) => {
+      expect(trustOf(CI_ROLES.deploy(stage))).toEqual(trusting(`repo:${REPOSITORY}:environment:${stage}`));
+    },
+  );
+
+  it('the diff role: only pull requests of this repository', () => {
+    expect(trustOf(CI_ROLES.diff)).toEqual(trusting(`repo:${REPOSITORY}:pull_request`));
+  });
+
+  it.each(DEPLOYED_STAGES)('the %s deploy role may only assume the CDK bootstrap roles', (stage) => {
+    const role = roleNamed(template, CI_ROLES.deploy(stage));
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    const statements = role.Policies.flatMap(
+      (p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement,
+    );
+    expect(statements).toHaveLength(1);
+    expect(statements[0].Action).toBe('sts:AssumeRole');
+    expect(statements[0].Resource.map(render).sort()).toEqual(
+      ['deploy', 'file-publishing', 'image-publishing', 'lookup'].map(bootstrap).sort(),
+    );
+    // Nothing else grants it anything.
+    expect(resourcesOfType(template, 'AWS::IAM::Policy')).toEqual([]);
+  });
+
+  it('the diff role may only assume the bootstrap lookup role, which reads', () => {
+    const role = roleNamed(template, CI_ROLES.diff);
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    expect(
+      role.Policies.flatMap((p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement),
+    ).toEqual([{ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: expect.anything() }]);
+    expect(render(role.Policies[0].PolicyDocument.Statement[0].Resource)).toBe(bootstrap('lookup'));
+  });
+
+  it('each session lasts at most an hour', () => {
+    for (const [, role] of resourcesOfType(template, 'AWS::IAM::Role'))
+      expect(role.Properties!.MaxSessionDuration).toBe(3600);
+  });
+});
+
+describe('the repository', () => {
+  it('unset: the stack trusts a name no GitHub repository can have, and synth warns', () => {
+    const { stack, template } = build({ repository: undefined });
+    expect(JSON.stringify(template)).toContain(`repo:${REPOSITORY_PLACEHOLDER}:environment:production`);
+    expect(REPOSITORY_PLACEHOLDER).toMatch(/_/);
+    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('trusts no repository'));
+  });
+
+  it('anything but OWNER/REPO is refused', () => {
+    expect(() => build({ repository: 'acme' })).toThrow(/OWNER\/REPO/);
+    expect(() => build({ repository: 'acme/petstore:ref:refs/heads/main' })).toThrow(/OWNER\/REPO/);
+  });
+
+  it('an existing OIDC provider is trusted instead of a new one', () => {
+    const arn = 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com';
+    const { template } = build({ repository: REPOSITORY, oidcProviderArn: arn });
+    expect(resourcesOfType(template, 'AWS::IAM::OIDCProvider')).toEqual([]);
+    expect(roleNamed(template, CI_ROLES.diff).AssumeRolePolicyDocument.Statement[0].Principal).toEqual({
+      Federated: arn,
+    });
+  });
+});
+
+describe('the app and the workflows', () => {
+  let app: SynthesizedApp;
+  beforeAll(async () => {
+    app = await synthesized();
+  }, 300_000);
+
+  it('the app synthesizes PetStore-ci beside the stages, with no cdk-nag finding', () => {
+    const template = JSON.parse(readFileSync(join(app.dir, `${CI_STACK_NAME}.template.json`), 'utf8')) as CfnTemplate;
+    expect(resourcesOfType(template, 'AWS::IAM::Role')).toHaveLength(3);
+    expect(JSON.stringify(template)).toContain(`repo:${TEST_REPOSITORY}:environment:production`);
+    expect(app.nagFindings.filter((f) => f.path.startsWith(`${CI_STACK_NAME}/`))).toEqual([]);
+  });
+
+  it("each deploy job assumes its stage's role from the GitHub environment that role trusts", () => {
+    const { jobs } = workflow('deliver.yml');
+    for (const stage of DEPLOYED_STAGES) {
+      const job = jobs[`deploy-${stage}`]!;
+      expect(roleOf(job)).toBe(CI_ROLES.deploy(stage));
+      // The role trusts `repo:…:environment:<stage>`: the token's subject is the job's environment.
+      expect(environmentOf(job)).toBe(stage);
+    }
+    expect(roleOf(workflow('ci.yml').jobs.diff!)).toBe(CI_ROLES.diff);
+  });
+});

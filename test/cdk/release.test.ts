@@ -1,0 +1,199 @@
+// A release as the templates deploy it (issue 19): every integration says how its body converts;
+// each function's new version is checked by its pre-traffic hook before any traffic, watched by
+// alarms on that version alone that can fire inside the canary, and kept afterwards for the
+// manual rollback; a first deploy that fails can be retried.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createPetStoreApp } from '../../infra/app.ts';
+import type { FunctionName } from '../../infra/constructs/functions.ts';
+import { alarmDestinationsContextKey } from '../../infra/monitoring/alarm-destinations.ts';
+import { METRIC_DELAY_MINUTES, minutesToAlarm } from '../../infra/monitoring/alarm-settings.ts';
+import { DEPLOYED_STAGES, FIRST_DEPLOY_CONTEXT, stackName, stageSettings } from '../../infra/stages.ts';
+import { routes } from '../../shared/api/routes.ts';
+import { RELEASE_CHECK_ENV } from '../../shared/release-checks/settings.ts';
+import { type SynthesizedApp, synthesized, TEST_ALARM_DESTINATION } from './support/synth.ts';
+import { grantsOf, render, resource, resourcesOfType } from './support/template.ts';
+
+const FUNCTION_NAMES: FunctionName[] = [...routes.map((r) => r.operationId), 'authorizer'];
+
+let app: SynthesizedApp;
+beforeAll(async () => {
+  app = await synthesized();
+}, 300_000);
+
+describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
+  const settings = stageSettings[stage];
+  const template = () => app.template(stage);
+  const ids = () => app.index[stage];
+  /** The logical id of the version the alias points at: the one this deploy publishes. */
+  const versionOf = (name: FunctionName) =>
+    render(resource(template(), ids().functions[name].alias).Properties!.FunctionVersion).match(
+      /^\$\{(\w+)\.Version\}$/,
+    )![1]!;
+
+  test('no template-bearing integration under a binary media type lacks a conversion to text', () => {
+    const [[, api]] = resourcesOfType(template(), 'AWS::ApiGateway::RestApi') as [[string, any]];
+    expect(api.Properties.BinaryMediaTypes).toContain('*/*');
+    const methods = resourcesOfType(template(), 'AWS::ApiGateway::Method');
+    let templated = 0;
+    for (const [id, method] of methods) {
+      const integration = method.Properties!.Integration;
+      if (integration.Type === 'AWS_PROXY') {
+        // A proxy integration has no template: the body passes through, base64, as the functions expect.
+        expect(integration.RequestTemplates, id).toBeUndefined();
+        expect(integration.IntegrationResponses, id).toBeUndefined();
+        continue;
+      }
+      if (integration.RequestTemplates) {
+        templated++;
+        expect(integration.ContentHandling, id).toBe('CONVERT_TO_TEXT');
+      }
+      for (const response of integration.IntegrationResponses ?? []) {
+        if (response.ResponseTemplates) expect(response.ContentHandling, id).toBe('CONVERT_TO_TEXT');
+      }
+    }
+    expect(templated, 'the catch-all 404 methods').toBeGreaterThan(0);
+  });
+
+  test('every published version is kept when the next one replaces it (the manual rollback points back at it)', () => {
+    for (const name of FUNCTION_NAMES) {
+      const version = resource(template(), versionOf(name));
+      expect(version.DeletionPolicy, name).toBe('Retain');
+      expect(version.UpdateReplacePolicy, name).toBe('Retain');
+    }
+  });
+
+  describe.each(FUNCTION_NAMES)('%s', (name) => {
+    const hook = () => ids().releaseHooks[name];
+    const alias = () => resource(template(), ids().functions[name].alias);
+    const group = () => render(alias().UpdatePolicy!.CodeDeployLambdaAliasUpdate.DeploymentGroupName).slice(2, -1);
+
+    test('CodeDeploy runs its pre-traffic hook first, once the hook names and may invoke the new version', () => {
+      const policy = alias().UpdatePolicy!.CodeDeployLambdaAliasUpdate;
+      expect(render(policy.BeforeAllowTrafficHook)).toBe(`\${${hook().function}}`);
+      expect(alias().DependsOn).toEqual(expect.arrayContaining([hook().function, hook().role]));
+      const variables = resource(template(), hook().function).Properties!.Environment.Variables;
+      expect(variables[RELEASE_CHECK_ENV.function]).toBe(name);
+      expect(render(variables[RELEASE_CHECK_ENV.version])).toBe(`\${${versionOf(name)}}`);
+      expect(variables[RELEASE_CHECK_ENV.stage]).toBe(stage);
+      expect(render(variables[RELEASE_CHECK_ENV.probeKeySecret] ?? '')).toBe(
+        name === 'authorizer' ? `\${${ids().probeKey}}` : '',
+      );
+    });
+
+    test('the hook may invoke only that version, report only to its group, and read only the probe key', () => {
+      const grants = grantsOf(template(), hook().role);
+      expect(grants.filter((g) => g.includes('lambda:'))).toEqual([
+        `Allow lambda:InvokeFunction \${${versionOf(name)}}`,
+      ]);
+      expect(grants.filter((g) => g.includes('codedeploy:'))).toHaveLength(1);
+      expect(grants.find((g) => g.includes('codedeploy:'))).toMatch(
+        new RegExp(`^Allow codedeploy:PutLifecycleEventHookExecutionStatus .*:deploymentgroup:.*\\$\\{${group()}\\}$`),
+      );
+      expect(grants.filter((g) => g.includes('secretsmanager:'))).toEqual(
+        name === 'authorizer' ? [`Allow secretsmanager:GetSecretValue \${${ids().probeKey}}`] : [],
+      );
+      // Besides: its own log group, and active tracing's two X-Ray calls. No table, no key, no bucket.
+      expect(grants.filter((g) => !/lambda:|codedeploy:|secretsmanager:|logs:|xray:/.test(g))).toEqual([]);
+    });
+
+    test('its group watches its release alarms: one-minute periods on the new version alone', () => {
+      const alarms = resourcesOfType(template(), 'AWS::CloudWatch::Alarm').filter(
+        ([, a]) => /-Release\w+-/.test(a.Properties!.AlarmName) && a.Properties!.AlarmName.endsWith(`-${name}`),
+      );
+      expect(alarms.length).toBe(name === 'authorizer' ? 1 : 2);
+      for (const [id, alarm] of alarms) {
+        const p = alarm.Properties!;
+        expect(p.EvaluationPeriods, id).toBe(settings.releaseAlarms.datapoints);
+        expect(p.DatapointsToAlarm, id).toBe(settings.releaseAlarms.datapoints);
+        expect(p.TreatMissingData).toBe('notBreaching');
+        // An expression's metrics, or the alarm's one metric.
+        const stats = p.Metrics
+          ? (p.Metrics as any[]).filter((m) => m.MetricStat).map((m) => m.MetricStat)
+          : [{ Period: p.Period, Metric: { Dimensions: p.Dimensions } }];
+        expect(stats.length, id).toBeGreaterThan(0);
+        for (const stat of stats) expect(stat.Period, id).toBe(60);
+        // The new version by its number, which CloudFormation fills in at every deploy.
+        const versions = stats.flatMap((s) =>
+          (s.Metric.Dimensions as { Name: string; Value: unknown }[])
+            .filter((d) => d.Name === 'ExecutedVersion' || d.Name === 'executedVersion')
+            .map((d) => render(d.Value)),
+        );
+        expect(new Set(versions), id).toEqual(new Set([`\${${versionOf(name)}.Version}`]));
+        // …and updated before the alias starts the shift.
+        expect(alias().DependsOn, id).toContain(id);
+      }
+    });
+  });
+
+  test(`the canary outlasts the time its alarms need to fire (${stage}: ${settings.deployment.minutes} min)`, () => {
+    // The runbook's arithmetic: breaching minutes + metric delay + one evaluation, before the canary ends.
+    expect(minutesToAlarm(settings.releaseAlarms)).toBe(settings.releaseAlarms.datapoints + METRIC_DELAY_MINUTES + 1);
+    expect(minutesToAlarm(settings.releaseAlarms)).toBeLessThan(settings.deployment.minutes);
+  });
+
+  test('point-in-time recovery on every table', () => {
+    for (const [, table] of resourcesOfType(template(), 'AWS::DynamoDB::GlobalTable')) {
+      for (const replica of table.Properties!.Replicas)
+        expect(replica.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    }
+  });
+
+  test('its stack names the secret of the probe key; no secret value is in the template', () => {
+    expect(render(template().Outputs.ProbeKeySecretArn!.Value)).toBe(`\${${ids().probeKey}}`);
+    for (const [, secret] of resourcesOfType(template(), 'AWS::SecretsManager::Secret'))
+      expect(secret.Properties!.SecretString).toBeUndefined();
+  });
+});
+
+describe('a first deploy', () => {
+  const outdirs: string[] = [];
+  afterAll(() => {
+    for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const production = (context: Record<string, string>) => {
+    const outdir = mkdtempSync(join(tmpdir(), 'petstore-first-'));
+    outdirs.push(outdir);
+    const { stacks } = createPetStoreApp(
+      new App({
+        outdir,
+        context: {
+          ...context,
+          [alarmDestinationsContextKey('production')]: TEST_ALARM_DESTINATION,
+          [cxapi.BUNDLING_STACKS]: [],
+          [cxapi.FAIL_SYNTH_ON_VALIDATION_ERRORS_CONTEXT]: false,
+        },
+        stackTraces: false,
+      }),
+    );
+    const stack = stacks.find((s) => s.stackName === stackName('production'))!;
+    return { stack, template: Template.fromStack(stack).toJSON() as { Resources: Record<string, any> } };
+  };
+  const kept = (template: { Resources: Record<string, any> }) =>
+    Object.values(template.Resources).filter(
+      (r) => ['AWS::DynamoDB::GlobalTable', 'AWS::Logs::LogGroup'].includes(r.Type) && r.DeletionPolicy === 'Retain',
+    ).length;
+
+  test(`with -c ${FIRST_DEPLOY_CONTEXT}=true, production can be deleted and recreated if its create fails`, () => {
+    const { stack, template } = production({ [FIRST_DEPLOY_CONTEXT]: 'true' });
+    expect(stack.terminationProtection).toBe(false);
+    expect(kept(template)).toBe(0);
+    for (const r of Object.values(template.Resources).filter((r) => r.Type === 'AWS::DynamoDB::GlobalTable'))
+      expect(r.Properties.Replicas[0].DeletionProtectionEnabled).toBe(false);
+  }, 180_000);
+
+  test('every later deploy of production turns every protection on', () => {
+    const { stack, template } = production({});
+    expect(stack.terminationProtection).toBe(true);
+    expect(kept(template)).toBeGreaterThan(0);
+    for (const r of Object.values(template.Resources).filter((r) => r.Type === 'AWS::DynamoDB::GlobalTable')) {
+      expect(r.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);
+      expect(r.DeletionPolicy).toBe('Retain');
+    }
+  }, 180_000);
+});

@@ -1,0 +1,179 @@
+// Each stage watched from outside and against its objectives, in BOTH synthesized stacks:
+// the smoke canary (runtime, schedule, its own key's secret, its bundle of tools/smoke) and
+// its alarm, and the SLO burn-rate alerts (windows, thresholds, budgets) to the alarm topic.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BURN_RATE_ALERTS, SLO_NAMES } from '../../infra/monitoring/slo.ts';
+import { DEPLOYED_STAGES, STACK_OUTPUTS, stackName, stageSettings } from '../../infra/stages.ts';
+import { type CfnTemplate, type Resource, type SynthesizedApp, synthesized } from './support/synth.ts';
+import { grantsOf, render, resourcesOfType } from './support/template.ts';
+
+let app: SynthesizedApp;
+beforeAll(async () => {
+  app = await synthesized();
+}, 300_000);
+
+const only = (template: CfnTemplate, type: string): [string, Resource] => {
+  const found = resourcesOfType(template, type);
+  expect(found.map(([id]) => id)).toHaveLength(1);
+  return found[0]!;
+};
+/** [logical id, resource] of the alarm (or composite alarm) named `name`. */
+const alarmNamed = (template: CfnTemplate, type: string, name: string): [string, Resource] => {
+  const found = resourcesOfType(template, type).find(([, r]) => r.Properties!.AlarmName === name);
+  expect(found, name).toBeDefined();
+  return found!;
+};
+/** The share of requests each objective lets fail, written out. */
+const BUDGETS = { staging: { availability: 0.01, latency: 0.01 }, production: { availability: 0.001, latency: 0.01 } };
+const topicOf = (template: CfnTemplate) => only(template, 'AWS::SNS::Topic')[0];
+
+describe.each(DEPLOYED_STAGES)('%s', (stage) => {
+  const settings = stageSettings[stage];
+  const name = stackName(stage);
+
+  it('runs the read-only smoke checks every 5 minutes on the browserless Node.js runtime, with its key from its secret', () => {
+    const template = app.template(stage);
+    const [, canary] = only(template, 'AWS::Synthetics::Canary');
+    const p = canary.Properties!;
+    expect(p.RuntimeVersion).toBe('syn-nodejs-4.1');
+    expect(p.Schedule.Expression).toBe(`rate(${settings.canary.everyMinutes} minutes)`);
+    expect(p.StartCanaryAfterCreation).toBe(true);
+    expect(p.Code.Handler).toBe('index.handler');
+    expect(render(p.RunConfig.EnvironmentVariables.SMOKE_BASE_URL)).toBe(
+      `https://\${${app.index[stage].restApi}}.execute-api.eu-west-1.\${AWS::URLSuffix}/\${${app.index[stage].apiStage}}/v1`,
+    );
+    const secretId = render(p.RunConfig.EnvironmentVariables.SMOKE_KEY_SECRET_ARN).slice(2, -1);
+    expect(template.Resources[secretId]).toMatchObject({
+      Type: 'AWS::SecretsManager::Secret',
+      Properties: { Name: `${name}/smoke-canary-key` },
+    });
+  });
+
+  it('bundles tools/smoke/canary.ts as the handler the runtime loads', () => {
+    const [, canary] = only(app.template(stage), 'AWS::Synthetics::Canary');
+    const bundle = join(
+      app.dir,
+      `asset.${(canary.Properties!.Code.S3Key as string).replace(/\.zip$/, '')}`,
+      'index.js',
+    );
+    const loaded = createRequire(import.meta.url)(bundle) as { handler?: unknown };
+    expect(typeof loaded.handler).toBe('function');
+  });
+
+  it('its role writes its reports, logs and metrics and reads its own secret, nothing else', () => {
+    const template = app.template(stage);
+    const [, canary] = only(template, 'AWS::Synthetics::Canary');
+    const role = render(canary.Properties!.ExecutionRoleArn).slice(2, -5);
+    const grants = grantsOf(
+      // Conditions are read by grantsOf as unexpected: strip the one PutMetricData condition, checked below.
+      JSON.parse(
+        JSON.stringify(template).replace(
+          /"Condition":\{"StringEquals":\{"cloudwatch:namespace":"CloudWatchSynthetics"\}\},/g,
+          '',
+        ),
+      ),
+      role,
+    );
+    expect(grants.map((g) => g.split(' ')[1])).toEqual(
+      expect.arrayContaining([
+        'secretsmanager:GetSecretValue',
+        's3:PutObject',
+        'cloudwatch:PutMetricData',
+        'logs:PutLogEvents',
+      ]),
+    );
+    const secret = render(canary.Properties!.RunConfig.EnvironmentVariables.SMOKE_KEY_SECRET_ARN);
+    expect(grants.filter((g) => g.startsWith('Allow secretsmanager:'))).toEqual([
+      `Allow secretsmanager:DescribeSecret ${secret}`,
+      `Allow secretsmanager:GetSecretValue ${secret}`,
+    ]);
+    expect(grants.some((g) => /dynamodb|apigateway|\*$/.test(g.split(' ')[1]!))).toBe(false);
+    expect(JSON.stringify(template.Resources[role]!.Properties!.Policies)).toContain(
+      '"cloudwatch:namespace":"CloudWatchSynthetics"',
+    );
+  });
+
+  it('alarms to the stage topic after consecutive failed runs, and when the canary stops running', () => {
+    const template = app.template(stage);
+    const alarm = alarmNamed(template, 'AWS::CloudWatch::Alarm', `${name}-SmokeCanary`)[1].Properties!;
+    expect(alarm).toMatchObject({
+      Namespace: 'CloudWatchSynthetics',
+      MetricName: 'SuccessPercent',
+      Statistic: 'Minimum',
+      Threshold: 100,
+      ComparisonOperator: 'LessThanThreshold',
+      Period: settings.canary.everyMinutes * 60,
+      EvaluationPeriods: settings.canary.failedRunsToAlarm,
+      DatapointsToAlarm: settings.canary.failedRunsToAlarm,
+      TreatMissingData: 'breaching',
+    });
+    const topic = topicOf(template);
+    expect(alarm.AlarmActions.map(render)).toContain(`\${${topic}}`);
+    expect(alarm.OKActions.map(render)).toContain(`\${${topic}}`);
+    expect(template.Outputs[STACK_OUTPUTS.canaryKeySecretArn]).toBeDefined();
+  });
+
+  it.each(SLO_NAMES)(
+    '%s SLO: a fast burn and a slow burn alert, each long window AND short window, to the topic',
+    (slo) => {
+      const template = app.template(stage);
+      const { latencyBoundMs, minRequestsPerWindow } = settings.slo;
+      const budget = BUDGETS[stage][slo];
+      for (const [alert, { burnRate, longWindowMinutes, shortWindowMinutes, severity }] of Object.entries(
+        BURN_RATE_ALERTS,
+      )) {
+        const composite = alarmNamed(template, 'AWS::CloudWatch::CompositeAlarm', `${name}-${alert}-${slo}`)[1]
+          .Properties!;
+        expect(composite.AlarmDescription).toMatch(new RegExp(`^${severity.toUpperCase()}: `));
+        expect(composite.AlarmActions.map(render)).toEqual([`\${${topicOf(template)}}`]);
+        const windows = [longWindowMinutes, shortWindowMinutes].map((minutes) => {
+          const [id, window] = alarmNamed(template, 'AWS::CloudWatch::Alarm', `${name}-${alert}-${slo}-${minutes}m`);
+          return { id, minutes, window: window.Properties! };
+        });
+        expect(render(composite.AlarmRule)).toBe(
+          `(${windows.map(({ id }) => `ALARM("\${${id}.Arn}")`).join(' AND ')})`,
+        );
+        for (const { minutes, window } of windows) {
+          expect(window).toMatchObject({
+            Threshold: burnRate,
+            ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+            EvaluationPeriods: 1,
+            TreatMissingData: 'notBreaching',
+          });
+          expect(window.AlarmActions).toBeUndefined();
+          const metrics = window.Metrics as {
+            Id: string;
+            Expression?: string;
+            MetricStat?: { Period: number; Stat: string; Metric: { MetricName: string } };
+          }[];
+          const expression = metrics.find((m) => m.Expression)!.Expression!;
+          expect(expression).toBe(
+            slo === 'availability'
+              ? `IF(requests${minutes}m >= ${minRequestsPerWindow}, (errors${minutes}m / requests${minutes}m) / ${budget}, 0)`
+              : `IF(requests${minutes}m >= ${minRequestsPerWindow}, ((100 - fast${minutes}m) / 100) / ${budget}, 0)`,
+          );
+          const stats = metrics
+            .filter((m) => m.MetricStat)
+            .map((m) => [m.MetricStat!.Metric.MetricName, m.MetricStat!.Stat, m.MetricStat!.Period]);
+          expect(stats).toEqual(
+            expect.arrayContaining([
+              ['Count', 'Sum', minutes * 60],
+              slo === 'availability'
+                ? ['5XXError', 'Sum', minutes * 60]
+                : ['Latency', `PR(:${latencyBoundMs})`, minutes * 60],
+            ]),
+          );
+        }
+      }
+    },
+  );
+
+  it('shows the SLO alerts and the canary on the dashboard', () => {
+    const [, dashboard] = only(app.template(stage), 'AWS::CloudWatch::Dashboard');
+    const body = render(dashboard.Properties!.DashboardBody);
+    expect(body).toContain('SLO alerts and smoke canary');
+    expect(body).toContain('error budget burn rate');
+  });
+});

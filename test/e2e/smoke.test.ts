@@ -1,0 +1,160 @@
+// The smoke suite (tools/smoke) against the local stage: it passes on a healthy stage, in
+// write mode and read-only, and fails on a stage that breaks any one rule a client relies
+// on, naming that rule and the x-amzn-RequestId of the response that broke it.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
+import { type CheckResult, runSmokeChecks } from '../../tools/smoke/checks.ts';
+import type { Rule } from '../../tools/smoke/probe.ts';
+import { type Fault, type FaultyStage, startFaultyStage } from '../support/faulty-stage.ts';
+
+let server: LocalServer;
+let stage: FaultyStage;
+beforeAll(async () => {
+  server = await startLocalServer();
+  stage = await startFaultyStage(server.baseUrl);
+});
+afterAll(async () => {
+  await stage?.close();
+  await disposeServer(server);
+});
+
+const smoke = (readOnly: boolean) => runSmokeChecks({ baseUrl: stage.baseUrl, key: server.key, readOnly });
+const brokenRules = (results: CheckResult[]) => results.flatMap((r) => (r.violation ? [r.violation.rule] : []));
+
+const isListing = (url: URL) => url.pathname.endsWith('/v1/pets');
+const isGetPet = (url: URL) => /\/v1\/pets\/\d+$/.test(url.pathname);
+const errorBody = (body: string, change: (error: Record<string, unknown>) => Record<string, unknown>) =>
+  JSON.stringify(change(JSON.parse(body) as Record<string, unknown>));
+
+/** One fault per rule a client relies on, and the rule the suite must then report broken. */
+const FAULTS: [string, Rule, Fault][] = [
+  ['a response without a request id', 'requestId', { response: (a) => a.headers.delete('x-amzn-requestid') }],
+  [
+    'a 500 on the listing',
+    'listing',
+    {
+      response: (a, e) => {
+        if (e.method !== 'GET' || !isListing(e.url) || e.url.search.includes('limit=0')) return;
+        const requestId = a.headers.get('x-amzn-requestid');
+        a.status = 500;
+        a.body = JSON.stringify({ code: 'INTERNAL_ERROR', message: 'Internal error', status: 500, requestId });
+      },
+    },
+  ],
+  ['a lost WWW-Authenticate', 'missingKey', { response: (a) => a.headers.delete('www-authenticate') }],
+  ['a lost Sunset on getPet', 'deprecation', { response: (a, e) => isGetPet(e.url) && a.headers.delete('sunset') }],
+  [
+    'an unknown key let in',
+    'unknownKey',
+    {
+      request: (e) => {
+        if (!e.headers.get('authorization')?.includes(server.key))
+          e.headers.set('authorization', `Bearer ${server.key}`);
+      },
+    },
+  ],
+  [
+    'a wrong error shape',
+    'errorBody',
+    {
+      response: (a) => {
+        if (a.status >= 400) a.body = errorBody(a.body, ({ code, message }) => ({ error: { code, message } }));
+      },
+    },
+  ],
+  [
+    'an error whose requestId is not the header',
+    'errorBody',
+    {
+      response: (a) => {
+        if (a.status >= 400) a.body = errorBody(a.body, (error) => ({ ...error, requestId: 'not-this-one' }));
+      },
+    },
+  ],
+  [
+    'a dropped status filter',
+    'statusFilter',
+    {
+      request: (e) => {
+        if (e.url.searchParams.get('status') !== 'AVAILABLE') e.url.searchParams.delete('status');
+      },
+    },
+  ],
+  ['a lost Link on the listing', 'paging', { response: (a, e) => isListing(e.url) && a.headers.delete('link') }],
+  [
+    'a lost Deprecation on the 404 only',
+    'deprecation',
+    {
+      response: (a, e) => isGetPet(e.url) && a.status === 404 && a.headers.delete('deprecation'),
+    },
+  ],
+  ['a replay that creates again', 'replay', { request: (e) => e.headers.delete('idempotency-key') }],
+];
+
+describe('the smoke suite', () => {
+  it('passes against a healthy stage, in write mode (which leaves animals for paging), then read-only', async () => {
+    stage.fault = undefined;
+    const write = await smoke(false);
+    expect(brokenRules(write)).toEqual([]);
+    expect(write.filter((r) => r.outcome === 'skipped')).toEqual([]);
+    const read = await smoke(true);
+    expect(brokenRules(read)).toEqual([]);
+    expect(read.filter((r) => r.outcome === 'skipped')).toEqual([]);
+  });
+
+  it('creates nothing in read-only mode', async () => {
+    const created: string[] = [];
+    stage.fault = { response: (a, e) => void (a.status === 201 && created.push(`${e.method} ${e.url.pathname}`)) };
+    expect(brokenRules(await smoke(true))).toEqual([]);
+    expect(created).toEqual([]);
+  });
+
+  it.each(FAULTS)('fails on %s, naming the rule and the request id', async (_, rule, fault) => {
+    stage.fault = fault;
+    stage.requestIds.clear();
+    const results = await smoke(false);
+    const violation = results.find((r) => r.violation?.rule === rule)?.violation;
+    expect(violation, `broken: ${brokenRules(results).join(', ') || 'nothing'}`).toBeDefined();
+    if (rule === 'requestId') expect(violation!.requestId).toBeUndefined();
+    else expect(stage.requestIds).toContain(violation!.requestId);
+    stage.fault = undefined;
+  });
+});
+
+describe('npm run smoke', () => {
+  const run = (args: string[]) =>
+    promisify(execFile)(process.execPath, ['tools/smoke/cli.ts', ...args], { env: { ...process.env } }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        stdout: error.stdout + error.stderr,
+      }),
+    );
+
+  it('exits 0 on a healthy stage and 1 with a report of the broken rule and its request id', async () => {
+    stage.fault = undefined;
+    expect(await run(['--base-url', stage.baseUrl, '--key', server.key, '--read-only'])).toMatchObject({ code: 0 });
+    stage.fault = FAULTS.find(([name]) => name === 'a lost WWW-Authenticate')![2];
+    const { code, stdout } = await run(['--base-url', stage.baseUrl, '--key', server.key, '--read-only']);
+    stage.fault = undefined;
+    expect(code).toBe(1);
+    expect(stdout).toContain('FAIL 401 without a key');
+    expect(stdout).toMatch(
+      /- a request without a key is 401 UNAUTHORIZED with WWW-Authenticate: Bearer\n {4}GET \/pets: WWW-Authenticate is ""\n {4}x-amzn-RequestId: \S+/,
+    );
+  });
+
+  it('refuses write mode against production', async () => {
+    const { code, stdout } = await run([
+      '--base-url',
+      'https://abc.execute-api.eu-west-1.amazonaws.com/production/v1',
+      '--key',
+      'pet_x',
+    ]);
+    expect(code).toBe(2);
+    expect(stdout).toContain('production is checked read-only only');
+    expect(await run(['--stage', 'production'])).toMatchObject({ code: 2 });
+  });
+});

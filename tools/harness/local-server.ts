@@ -1,0 +1,110 @@
+// Starts `npm start`'s server as its own process, as a user would, and reads the
+// base URL and key from what it prints. For the end-to-end tests and the benchmarks.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROBE, type Probe, probeOf } from './probe-client.ts';
+
+export interface LocalServer {
+  baseUrl: string;
+  key: string;
+  dataDir: string;
+  /** Everything the process printed so far (stdout and stderr); up to its start only with keepOutput false. */
+  output(): string;
+  /** Sends `signal` and waits for the process to exit; resolves to its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  process: ChildProcess;
+  /** What probe.ts measures in the server: only with the `probe` option. */
+  probe?: Probe;
+}
+
+export interface LocalServerOptions {
+  /** Load probe.ts into the server: DynamoDB requests on the wire, CPU time, memory. */
+  probe?: boolean;
+  /** Node's own flags, before the script (`--expose-gc`, `--cpu-prof`…). */
+  nodeArgs?: string[];
+  /**
+   * `npm start`'s defaults: the caller's environment minus every knob of ours, then only
+   * `env` and a free port. Otherwise the tests' settings: 127.0.0.1 and LOG_LEVEL=WARN.
+   */
+  defaults?: boolean;
+  /** false: drop what the server prints once it has started (long runs). */
+  keepOutput?: boolean;
+  /** The command's entry point: `npm start`'s by default, `infra/local/dev.ts` for `npm run dev`. */
+  entry?: string;
+  /** The repository to run it in (a copy, for a test that edits the code). */
+  cwd?: string;
+}
+
+/** Settings of ours a user's shell might hold; `npm start` on its defaults must not see them. */
+const OUR_KNOBS = /^(PETSTORE_|POWERTOOLS_|AWS_|LOG_LEVEL$|PORT$|HOST$|NODE_OPTIONS$)/;
+
+export const newDataDir = (): string => mkdtempSync(join(tmpdir(), 'petstore-test-'));
+
+export const startLocalServer = (
+  env: Record<string, string> = {},
+  options: LocalServerOptions = {},
+): Promise<LocalServer> => {
+  const dataDir = env.PETSTORE_DATA_DIR ?? newDataDir();
+  const base = options.defaults
+    ? Object.fromEntries(Object.entries(process.env).filter(([name]) => !OUR_KNOBS.test(name)))
+    : { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'WARN' };
+  const child = spawn(
+    process.execPath,
+    [
+      ...(options.nodeArgs ?? []),
+      ...(options.probe ? ['--import', PROBE] : []),
+      options.entry ?? 'infra/local/server.ts',
+    ],
+    {
+      cwd: options.cwd,
+      env: { ...base, PORT: '0', ...env, PETSTORE_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe', ...(options.probe ? (['ipc'] as const) : [])],
+    },
+  );
+  let output = '';
+  let keep = true;
+  const collect = (chunk: Buffer) => {
+    if (keep) output += chunk;
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const check = () => {
+      const url = /listening at (http\S+)/.exec(output)?.[1];
+      const key = /API key \([^)]*\): (pet_\w+)/.exec(output)?.[1];
+      if (!url || !key) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      keep = options.keepOutput ?? true;
+      resolve({
+        baseUrl: url,
+        key,
+        dataDir,
+        output: () => output,
+        process: child,
+        ...(options.probe && { probe: probeOf(child) }),
+        stop: async (signal = 'SIGTERM') => {
+          if (child.exitCode === null) child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before it started:\n${output}`));
+    });
+  });
+};
+
+/** Stops the server (if it still runs) and removes its data directory. */
+export const disposeServer = async (server: LocalServer | undefined): Promise<void> => {
+  if (!server) return;
+  await server.stop();
+  rmSync(server.dataDir, { recursive: true, force: true });
+};
