@@ -88,15 +88,13 @@ export interface StageSettings {
   /** Bump it to replace the paging cursors' HMAC secret with a new random one (README: Deploying). */
   readonly cursorSecretGeneration: number;
   /**
-   * Powertools Tracer in the functions: a subsegment per DynamoDB call and the annotations
-   * operation, keyId and requestId (docs/runbook.md: from a requestId to its trace). Lambda's
-   * own active tracing stays on either way (its invocation segments cost no code). The Tracer
-   * costs each cold start ~10–24 ms (import and first call, docs/performance.md: Cold start) and
-   * ~95 kB of bundle, and every warm invocation ~0.7 ms of CPU and ~0.3–0.5 ms at p50, sampled or
-   * not (the X-Ray SDK's cls-hooked async hooks; docs/performance.md: Each handler alone). Off, a
-   * stage's bundles do not contain it.
+   * The functions' own part of a sampled trace (shared/observability/xray.ts): the handler's
+   * subsegment, annotated operation, keyId and requestId (docs/runbook.md: from a requestId to
+   * its trace), with a subsegment per DynamoDB call. Lambda's own active tracing stays on either
+   * way (its segments cost no code). An unsampled invocation pays only for reading its trace
+   * header; what a sampled one pays is in docs/performance.md, "Functions alone".
    */
-  readonly powertoolsTracer: boolean;
+  readonly functionTracing: boolean;
   /**
    * Reserved concurrency of the authorizer: Lambda keeps it for the authorizer alone, so that
    * when the routes' functions (or any other function of the account) use up the account's
@@ -156,7 +154,7 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     enableSourceMaps: true,
     cursorSecretGeneration: 1,
     // Where releases are checked and faults chased: every trace in full.
-    powertoolsTracer: true,
+    functionTracing: true,
     // Few checks; 10 keeps most of a shared account's pool for production.
     authorizerReservedConcurrency: 10,
     // The same road as production, shorter: the pre-traffic checks, then 10 % for 5 minutes,
@@ -212,12 +210,9 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     terminationProtection: true,
     enableSourceMaps: false,
     cursorSecretGeneration: 1,
-    // On, despite its cost: a cold start is a few in ten thousand requests at steady traffic and
-    // gets ~10–24 ms slower, well inside the 2 s p99 alarm; a warm invocation ~0.3–0.5 ms (~$0.01
-    // per million of billed duration, against the API's ~$5). What on-call gets for it is which
-    // DynamoDB call was slow or failed, for any sampled request, by its requestId. Turn it off
-    // here if cold starts ever dominate the p99.
-    powertoolsTracer: true,
+    // What on-call gets is which DynamoDB call was slow, throttled or failing, for any sampled
+    // request, by its requestId; its cost is within the functions' targets (docs/performance.md).
+    functionTracing: true,
     authorizerReservedConcurrency: 50,
     // 10 % of the traffic on the new version for 10 minutes: its release alarms fire within
     // minutesToAlarm (5) of its first faulty minute, so a fault seen in the first half of the

@@ -74,8 +74,7 @@ export const bundleSize = (file: string): BundleSize => ({
  * Builds `entry` into `outdir/index.mjs` as NodejsFunction does with the stack's
  * bundling options (ESM for node24, main fields module then main, the `require`
  * banner, minified, external source map without sources, the SDK's credential
- * chain aliased to the environment provider, semver and node:http to their stand-ins: the
- * stack's LAMBDA_ALIASES). With `sdk: 'runtime'`
+ * chain aliased to the environment provider, node:http to its stand-in: the stack's LAMBDA_ALIASES). With `sdk: 'runtime'`
  * the SDK stays out as CDK leaves it out for `bundleAwsSDK: false` with cdk.json's
  * `sdkV3ExcludeSmithyPackages` flag: `@aws-sdk/*` and `@smithy/*`.
  */
@@ -85,8 +84,8 @@ export const buildBundle = async (
   banner: string,
   sdk: 'bundled' | 'full credential chain' | 'runtime',
   plugins: Plugin[] = [],
-  /** esbuild's define: tracerDefine(false) builds what a stage without the Tracer deploys. */
-  define: Record<string, string> = {},
+  /** Aliases of the stack's to leave out, to measure what each saves. */
+  withoutAliases: readonly string[] = [],
 ): Promise<string> => {
   mkdirSync(outdir, { recursive: true });
   const outfile = join(outdir, 'index.mjs');
@@ -107,12 +106,13 @@ export const buildBundle = async (
     // The stack's aliases; for comparison, one build with the credential chain left whole.
     alias: Object.fromEntries(
       Object.entries(LAMBDA_ALIASES).filter(
-        ([from]) => sdk !== 'full credential chain' || from !== '@aws-sdk/credential-provider-node',
+        ([from]) =>
+          (sdk !== 'full credential chain' || from !== '@aws-sdk/credential-provider-node') &&
+          !withoutAliases.includes(from),
       ),
     ),
     logLevel: 'warning',
     plugins,
-    define,
   });
   return outfile;
 };

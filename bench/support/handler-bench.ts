@@ -25,10 +25,16 @@ import { median, percentile, ratio, round } from './stats.ts';
 
 export type FunctionName = OperationId | 'authorizer';
 /**
- * Off: the target's figure. Sampled and unsampled: the same bundle with the Tracer on, as both
- * stages deploy it, each invocation under a trace header that Lambda sampled or did not.
+ * Off: the function with the stage's tracing switch off. Sampled and unsampled: the same bundle
+ * with it on, as both stages deploy it, each invocation under a trace header that Lambda sampled or did not.
  */
 type Tracing = 'off' | 'sampled' | 'unsampled';
+/**
+ * The stage's Node settings, on both sides alike: production's, or staging's, whose
+ * `--enable-source-maps` (infra/stages.ts) makes every stack trace go through the source map.
+ */
+export type Settings = 'production' | 'staging';
+const NODE_OPTIONS_OF: Record<Settings, string[]> = { production: [], staging: ['--enable-source-maps'] };
 const HOST = fileURLToPath(new URL('./handler-host.ts', import.meta.url));
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -43,6 +49,7 @@ export interface HandlerOptions {
 export interface HandlerFigures {
   function: FunctionName;
   tracing: Tracing;
+  settings: Settings;
   /** Medians over rounds, per invocation. */
   cpuMs: number;
   floorCpuMs: number;
@@ -166,11 +173,17 @@ export interface Host {
 }
 
 /** A fresh process holding one handler: `exportName` of `file`. Its log lines go nowhere we read. */
-export const startHost = (file: string, exportName: string, event: unknown, env: NodeJS.ProcessEnv): Promise<Host> => {
+export const startHost = (
+  file: string,
+  exportName: string,
+  event: unknown,
+  env: NodeJS.ProcessEnv,
+  settings: Settings = 'production',
+): Promise<Host> => {
   const child: ChildProcess = fork(HOST, [file, exportName, JSON.stringify(event)], {
     env,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    execArgv: [],
+    execArgv: NODE_OPTIONS_OF[settings],
   });
   let nextId = 0;
   const pending = new Map<number, (value: unknown) => void>();
@@ -209,12 +222,13 @@ const measureHandler = async (
   env: BenchEnvironment,
   name: FunctionName,
   tracing: Tracing,
+  settings: Settings,
   options: HandlerOptions,
 ): Promise<HandlerFigures> => {
   const { function: file, floor } = env.bundles[name];
   const sides = await Promise.all([
-    startHost(floor, name, env.events[name], env.environment(name, tracing)),
-    startHost(file, 'handler', env.events[name], env.environment(name, tracing)),
+    startHost(floor, name, env.events[name], env.environment(name, tracing), settings),
+    startHost(file, 'handler', env.events[name], env.environment(name, tracing), settings),
   ]);
   const segmentsBefore = env.segmentsSent();
   try {
@@ -244,6 +258,7 @@ const measureHandler = async (
     return {
       function: name,
       tracing,
+      settings,
       cpuMs: round(median(cpu[1]), 3),
       floorCpuMs: round(median(cpu[0]), 3),
       p50Ms: round(median(p50[1]), 3),
@@ -269,19 +284,22 @@ const HANDLER_OPTIONS: HandlerOptions = {
   warmupInvocations: 300,
 };
 
-/** Every function (or those named in `only`) against the floor, one after another. */
+/** Every function (or those named in `only`) against the floor, one after another, under each of `settings`. */
 export const measureHandlers = async (
   options: HandlerOptions = HANDLER_OPTIONS,
   only?: readonly string[],
   log: (message: string) => void = console.error,
+  settings: readonly Settings[] = ['production'],
 ): Promise<HandlerFigures[]> => {
   const env = await prepareHandlerBench();
   const figures: HandlerFigures[] = [];
   try {
     for (const name of FUNCTIONS.filter((f) => !only || only.includes(f))) {
-      for (const tracing of TRACING) {
-        log(`measuring ${name} alone against the floor, tracing ${tracing}`);
-        figures.push(await measureHandler(env, name, tracing, options));
+      for (const setting of settings) {
+        for (const tracing of TRACING) {
+          log(`measuring ${name} alone against the floor, ${setting} settings, tracing ${tracing}`);
+          figures.push(await measureHandler(env, name, tracing, setting, options));
+        }
       }
     }
   } finally {

@@ -60,7 +60,7 @@ const targets = ({ server, handlers, scaling }: ReportInput) => {
       cpu.median <= TARGETS.cpuRatioAtMost,
     );
   }
-  // The target is tracing off; with the Tracer on, sampled and unsampled are reported beside it.
+  // The target is tracing off; with tracing on, sampled and unsampled are reported beside it.
   for (const h of (handlers ?? []).filter((f) => f.tracing === 'off')) {
     const limit = TARGETS.handlerCpuRatioAtMost;
     check(`${h.function} alone: CPU per invocation ÷ floor`, `≤ ${limit}`, h.cpuRatio, h.cpuRatio <= limit);
@@ -72,7 +72,7 @@ const targets = ({ server, handlers, scaling }: ReportInput) => {
   return checks;
 };
 
-export const handlersTable = (figures: HandlerFigures[]): string =>
+const handlersTable = (figures: HandlerFigures[]): string =>
   table([
     [
       'function',

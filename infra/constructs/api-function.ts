@@ -25,36 +25,21 @@ export const BUNDLING_BANNER =
 
 /** Bundled as the SDK's default credential provider: see the file. */
 const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';
-/** Bundled as `semver`, which only the X-Ray SDK's v2 patcher requires: see the file. */
-const LAMBDA_SEMVER_ENTRY = 'infra/constructs/lambda-semver.ts';
 /** Bundled as `node:http` imported as an ES module, whose facade loads undici: see the file. */
 const LAMBDA_NODE_HTTP_ENTRY = 'infra/constructs/lambda-node-http.ts';
-/** Bundled as `node:process` imported as an ES module, whose facade opens the standard streams: see the file. */
-const LAMBDA_NODE_PROCESS_ENTRY = 'infra/constructs/lambda-node-process.ts';
 /**
  * esbuild aliases of the Lambda bundles, relative to projectRoot, where esbuild runs: the SDK's
- * credential chain reduced to the environment, the one place Lambda puts credentials (483 → 347 kB
- * a bundle); semver, which the X-Ray SDK loads for a patcher the Tracer never calls (−29 kB);
- * node:http as an ES module, Node's own module without the facade that loads undici (~−15 ms);
- * and node:process as an ES module, the process object without the facade that opens
- * stdin, stdout and stderr (~−5 ms).
+ * credential chain reduced to the environment, the one place Lambda puts credentials (bundle
+ * size and import), and node:http as an ES module, Node's own module without the facade that
+ * loads undici (import). What each saves: docs/performance.md, "Functions alone".
  */
 export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}`,
-  semver: `./${LAMBDA_SEMVER_ENTRY}`,
   'node:http': `./${LAMBDA_NODE_HTTP_ENTRY}`,
-  'node:process': `./${LAMBDA_NODE_PROCESS_ENTRY}`,
 };
 
-/**
- * A stage without the Tracer gets bundles without it: the constant condition in
- * shared/observability/powertools.ts lets esbuild drop the Tracer and the X-Ray SDK (125 kB).
- */
-export const tracerDefine = (powertoolsTracer: boolean): Record<string, string> =>
-  powertoolsTracer ? {} : { 'process.env.POWERTOOLS_TRACE_ENABLED': '"false"' };
-
 /** How every Lambda bundle of the stack is built: the route functions, the authorizer, the release hooks. */
-export const lambdaBundling = (define: Record<string, string> = {}): BundlingOptions => ({
+export const lambdaBundling = (): BundlingOptions => ({
   format: OutputFormat.ESM,
   mainFields: ['module', 'main'],
   banner: BUNDLING_BANNER,
@@ -65,9 +50,8 @@ export const lambdaBundling = (define: Record<string, string> = {}): BundlingOpt
   sourcesContent: false,
   // The SDK version we test with, not whichever the runtime happens to carry.
   bundleAwsSDK: true,
-  // Its credential chain reduced to the environment, semver and node:http's facade left out (LAMBDA_ALIASES).
+  // Its credential chain reduced to the environment, node:http's facade left out (LAMBDA_ALIASES).
   esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
-  define,
   forceDockerBundling: false,
   logLevel: LogLevel.WARNING,
 });
@@ -121,8 +105,9 @@ export class ApiFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       reservedConcurrentExecutions: reservedConcurrency,
-      // X-Ray segments for every invocation Lambda samples, with the Tracer's subsegments
-      // (handler, each DynamoDB call) inside; Lambda grants the role the two X-Ray calls.
+      // X-Ray segments for every invocation Lambda samples, with the handler's subsegment and
+      // each DynamoDB call's inside when the stage traces functions (shared/observability/xray.ts);
+      // Lambda grants the role the two X-Ray calls.
       tracing: Tracing.ACTIVE,
       // A deploy publishes a new version and leaves the old ones: the manual rollback
       // (docs/runbook.md: Roll back) points `live` back at the previous one, which must exist.
@@ -131,7 +116,7 @@ export class ApiFunction extends Construct {
         ...environment,
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
       },
-      bundling: lambdaBundling(tracerDefine(settings.powertoolsTracer)),
+      bundling: lambdaBundling(),
     });
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',

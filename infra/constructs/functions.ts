@@ -69,8 +69,8 @@ export class Functions extends Construct {
   constructor(scope: Construct, id: string, { settings, tables: deployedTables }: FunctionsProps) {
     super(scope, id);
     const environment = {
-      // The Tracer's subsegments inside Lambda's active tracing (api-function.ts), if the stage wants them.
-      ...powertoolsEnvironment(settings.stage, settings.logLevel, settings.powertoolsTracer),
+      // The functions' subsegments inside Lambda's active tracing (api-function.ts), if the stage wants them.
+      ...powertoolsEnvironment(settings.stage, settings.logLevel, settings.functionTracing),
       // Every table's name, as on the local stage: a name grants nothing, the role does.
       ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
     };

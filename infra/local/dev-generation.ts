@@ -32,8 +32,7 @@ process.on('SIGINT', () => undefined);
 process.on('SIGTERM', () => undefined);
 
 // The packages the project's own modules import (a bare specifier from outside node_modules),
-// for the next generation to import ahead. Not every dependency: the Tracer, for one, is
-// deployed only, and importing it would slow every promise of this process.
+// for the next generation to import ahead; not every dependency in node_modules.
 const packages = new Set<string>();
 registerHooks({
   resolve: (specifier, context, nextResolve) => {

@@ -48,12 +48,12 @@ const budgetFromEnvironment = (): TimeBudget => {
 /**
  * Per-call steps the functions have no use for: the SDK's logger step (there is no logger;
  * it still filters every input for it) and Lambda recursion detection (it guards SQS/SNS/
- * Lambda loops, not DynamoDB calls; the trace header for X-Ray is the Tracer's own). The
+ * Lambda loops, not DynamoDB calls, and DynamoDB continues no trace). The
  * User-Agent step stays: Powertools' Idempotency places its own step after it.
  */
 const UNNEEDED_MIDDLEWARE = ['loggerMiddleware', 'recursionDetectionMiddleware'];
 
-/** Wraps the plain client before the document client is built on it (X-Ray capture, shared/lambda). */
+/** Wraps the plain client before the document client is built on it (X-Ray subsegments, shared/lambda). */
 export type ClientInstrumentation = (client: DynamoDBClient) => DynamoDBClient;
 
 export const createDocumentClient = (

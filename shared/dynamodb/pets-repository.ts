@@ -4,6 +4,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   ScanCommand,
   UpdateCommand,
@@ -13,7 +14,6 @@ import type { CursorCodec } from '../domain/cursor.ts';
 import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
 import type { PetsRepository } from '../domain/stores.ts';
 import { withAvailability } from './client.ts';
-import { putNewPet } from './pet-writes.ts';
 import { STATUS_INDEX } from './tables.ts';
 
 export interface PetsRepositoryOptions {
@@ -27,6 +27,21 @@ export interface PetsRepositoryOptions {
 const PET_ID_COUNTER = 'petId';
 /** A put that finds its id taken means the counter went back (a restored table): skip ahead. */
 const MAX_CREATE_ATTEMPTS = 5;
+
+/**
+ * The create's one write. It never overwrites another animal; the second clause is for the
+ * SDK's retry of a put whose answer timed out after it landed: that retry finds this very
+ * item and must succeed, rather than make the caller create a duplicate under a new id.
+ */
+const putNewPet = (tableName: string, pet: Pet): PutCommand =>
+  new PutCommand({
+    TableName: tableName,
+    Item: pet,
+    ConditionExpression:
+      'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
+    ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
+    ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
+  });
 
 const toPet = (item: Record<string, unknown>): Pet => ({
   id: item.id as number,

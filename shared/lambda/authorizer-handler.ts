@@ -3,11 +3,9 @@
 // metric and Powertools' ColdStart metric. A refusal is a thrown KeyRefused, which API
 // Gateway turns into a 401; any other fault's stack goes to the log and API Gateway
 // answers 503 (AUTHORIZER_FAILURE).
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { AuthFailureReason } from '../observability/metric-names.ts';
-import { tracer } from '../observability/powertools.ts';
 import {
   annotateTrace,
   coldStartMetrics,
@@ -19,6 +17,7 @@ import {
   metric,
   startInvocation,
 } from '../observability/telemetry.ts';
+import { traceInvocation } from '../observability/xray.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
 type Result = APIGatewayAuthorizerResult;
@@ -52,7 +51,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
     after: ({ event, response, internal }) => {
       const keyId = response?.principalId;
       const invocation = invocationOf(internal);
-      annotateTrace({ operation: AUTHORIZER_OPERATION, keyId });
+      annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId });
       logAuthorizerSummary(
         invocation,
         { outcome: 'allow', keyId, latencyMs: elapsedMs(invocation), methodArn: event.methodArn },
@@ -63,7 +62,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
       const invocation = invocationOf(internal);
       const latencyMs = elapsedMs(invocation);
       if (error instanceof KeyRefused) {
-        annotateTrace({ operation: AUTHORIZER_OPERATION, keyId: error.keyId });
+        annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId: error.keyId });
         logAuthorizerSummary(
           invocation,
           { outcome: 'deny', reason: error.reason, keyId: error.keyId, latencyMs, methodArn: event.methodArn },
@@ -71,7 +70,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
         );
         return;
       }
-      annotateTrace({ operation: AUTHORIZER_OPERATION });
+      annotateTrace(invocation, { operation: AUTHORIZER_OPERATION });
       await logFault(invocation, 'authorizer fault', error, {});
       logAuthorizerSummary(
         invocation,
@@ -85,8 +84,9 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
 /** The authorizer's function: `handler` only decides, throwing KeyRefused to refuse. */
 export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
   middy<Event, Result, Error, Context, Record<string, unknown>>()
-    // The policy names only the key id; still, a trace needs no copy of it.
-    .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
+    // The policy names only the key id; still, a trace needs no copy of it. A refused key is an
+    // answer, not a fault: only another error flags the trace.
+    .use(traceInvocation<Event, Result>(({ error }) => (error instanceof KeyRefused ? {} : { error })))
     // The event is the token: nothing hands it to the Logger (no injectLambdaContext, logFault).
     .use(authorizerTelemetry())
     .handler(handler);

@@ -7,7 +7,6 @@
 // The middy chain every HTTP function runs: context for the logs, one summary line
 // and metrics per request, the contract's Error body for every failure, and the
 // body size limit.
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import {
@@ -20,7 +19,6 @@ import {
 import { type Deprecation, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
-import { tracer } from '../observability/powertools.ts';
 import {
   annotateTrace,
   coldStartMetrics,
@@ -32,6 +30,7 @@ import {
   metric,
   startInvocation,
 } from '../observability/telemetry.ts';
+import { traceInvocation } from '../observability/xray.ts';
 import { headerValues, json, versionRoot } from './http.ts';
 
 type Event = APIGatewayProxyEvent;
@@ -77,7 +76,7 @@ const requestTelemetry = (operation: OperationId): HttpMiddleware => {
     const { requestId } = request.event.requestContext;
     const keyId = keyIdOf(request.event);
     // X-Ray finds the trace by `annotation.requestId = "…"` (docs/runbook.md).
-    annotateTrace({ operation, keyId, requestId });
+    annotateTrace(invocation, { operation, keyId, requestId });
     metricsOf(request).push(...coldStartMetrics(invocation));
   };
   const finish = (request: HttpRequest) => {
@@ -183,8 +182,8 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
   const { deprecation } = route(operationId);
   const chain = middy<Event, Result, Error, Context, Record<string, unknown>>()
     // First, so that its handler subsegment holds the annotations and the DynamoDB calls. The
-    // response (animals) stays out of the trace; an error's message and stack go in.
-    .use(tracer ? [captureLambdaHandler(tracer, { captureResponse: false })] : [])
+    // response (animals) stays out of the trace; the status flags it, an error is its cause.
+    .use(traceInvocation<Event, Result>(({ response, error }) => ({ status: response?.statusCode ?? 500, error })))
     // No Powertools injectLambdaContext: the event, which holds the Authorization header, never
     // reaches the Logger (whatever POWERTOOLS_LOGGER_LOG_EVENT says), and a fault's line gets the
     // context when it is written (logFault).

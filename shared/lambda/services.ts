@@ -6,7 +6,7 @@ import { documentClient } from '../dynamodb/client.ts';
 import { createKeysRepository } from '../dynamodb/keys-repository.ts';
 import { createPetsRepository } from '../dynamodb/pets-repository.ts';
 import { countersTable, keysTable, petsTable, tableName } from '../dynamodb/tables.ts';
-import { tracer } from '../observability/powertools.ts';
+import { traceDynamoDBCalls } from '../observability/xray.ts';
 
 /**
  * listPets' cursor codec, for the secret it was given last (cursor-secret.ts reads it): only
@@ -29,10 +29,9 @@ const cursors: CursorCodec = {
  * Made at init (module top level), not on the first invocation, which a cold start waits
  * for. The repositories stay made on first use: cheap, and they need the table names, which
  * a bundle loaded on its own lacks. Every DynamoDB call a subsegment of the invocation's
- * trace (when tracing is on).
+ * trace, when Lambda sampled it.
  */
-const traced = tracer;
-const client = documentClient(traced && ((plain) => traced.captureAWSv3Client(plain)));
+const client = documentClient(traceDynamoDBCalls);
 
 let pets: PetsRepository | undefined;
 export const petsRepository = (): PetsRepository =>

@@ -4,11 +4,12 @@
 // Why not Powertools Metrics, which the functions used before: it writes each dimension set on a
 // line of its own (one directive per EMF document), and an invocation's metrics have up to four
 // (Latency by operation, Requests by status class, DeprecatedCalls by key id, ColdStart by function
-// name), so a getPet call wrote four lines. EMF lets one document carry several directives beside
-// any other fields: here they ride on the summary line. In the handler benchmark (docs/performance.md)
-// the three Powertools lines of a getPet call cost more CPU than the function's own code; building
-// the members here takes ~2 µs against Powertools' ~17 µs per call, before the writes it saves.
-// The names, units and dimension sets stay those of metric-names.ts, which the alarms read.
+// name), so a getPet call wrote three or four lines. EMF lets one document carry several
+// directives beside any other fields: here they ride on the summary line. What that saves, in CPU
+// per invocation and in log bytes billed, with summary-line.ts: docs/performance.md, "Functions
+// alone" (`npm run bench:observability`). test/unit/emf.test.ts holds each metric to the line
+// Powertools Metrics writes for it. The names, units and dimension sets stay those of
+// metric-names.ts, which the alarms read.
 import { getBooleanFromEnv, isDevMode } from '@aws-lambda-powertools/commons/utils/env';
 import { assertDimensions, METRICS, type MetricDimension, type MetricKey, SERVICE_NAME } from './metric-names.ts';
 

@@ -15,7 +15,8 @@ export const powertoolsEnvironment = (stage: string, logLevel: string, tracing =
   POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
   POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(stage),
   POWERTOOLS_LOG_LEVEL: logLevel,
-  // Off by default: only a deployed function with active tracing has an X-Ray daemon to send to.
+  // Powertools' switch for tracing, which xray.ts reads. Off by default: only a deployed function
+  // with active tracing has an X-Ray daemon to send to.
   POWERTOOLS_TRACE_ENABLED: String(tracing),
 });
 

@@ -1,59 +1,26 @@
-// The container's Logger and Tracer (Powertools), configured from the environment the stack
-// sets: POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_TRACE_ENABLED. Metrics ride
-// on the summary lines (emf.ts says why not Powertools Metrics), which summary-line.ts writes.
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
+// The container's Powertools Logger, made at init from the environment the stack sets:
+// POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL (or Lambda's own log level). Metrics ride on the
+// summary lines (emf.ts says why not Powertools Metrics), which summary-line.ts writes; traces
+// are xray.ts's.
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 
-const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
-const valid = (level: string | undefined): string | undefined => (level && LEVELS.includes(level) ? level : undefined);
+const logger = new Logger();
 
-/**
- * The level the Logger takes, resolved as it resolves it when made with no options (Logger's
- * setOptions): Lambda's log level (AWS_LAMBDA_LOG_LEVEL, advanced logging controls) when set,
- * else POWERTOOLS_LOG_LEVEL, else LOG_LEVEL, else INFO. Known without making the Logger, which
- * a function that only writes its summary line never makes (below); a test holds it to the
- * Logger's own answer.
- */
-export const loggerLevel = (env: NodeJS.ProcessEnv = process.env): string => {
-  const lambda = env.AWS_LAMBDA_LOG_LEVEL?.trim();
-  return (
-    valid(lambda === 'FATAL' ? 'CRITICAL' : lambda) ??
-    valid(env.POWERTOOLS_LOG_LEVEL?.trim() || env.LOG_LEVEL?.trim()) ??
-    'INFO'
-  );
-};
+/** Whether the Logger lets INFO through, the level of the summary line: its level is fixed at init. */
+export const infoEnabled = ['TRACE', 'DEBUG', 'INFO'].includes(logger.getLevelName());
 
-let made: Promise<Logger> | undefined;
+let contextGiven = false;
 /**
  * The Logger, for what is not a summary line (a fault and its stack), with `context` as
- * injectLambdaContext would have given it. Made on first use: an invocation that goes well writes
- * only its summary line, so a cold start need not evaluate the Logger's module nor make it:
- * ~1.6 ms less of getPet's import + first invocation (median of 21 fresh processes, against a
- * floor of ~51 ms; docs/performance.md), and no per-invocation context and keys to keep.
+ * injectLambdaContext would have given it; given only when a fault is written, so that an
+ * invocation that goes well runs nothing of it.
  */
-export const loggerFor = async (context: Context, coldStart: boolean): Promise<Logger> => {
-  made ??= import('@aws-lambda-powertools/logger').then(({ Logger }) => {
-    const logger = new Logger();
-    // Its first addContext takes Powertools' cold-start flag; when this is not the container's
-    // first invocation, that one is spent here and the next says false.
-    if (!coldStart) logger.addContext(context);
-    return logger;
-  });
-  const logger = await made;
+export const loggerFor = (context: Context, coldStart: boolean): Logger => {
+  // Its first addContext takes Powertools' cold-start flag; when this is not the container's
+  // first invocation, that one is spent here and the next says false.
+  if (!contextGiven && !coldStart) logger.addContext(context);
+  contextGiven = true;
   logger.addContext(context);
   return logger;
 };
-
-/**
- * X-Ray subsegments for the handler and each AWS SDK call, when POWERTOOLS_TRACE_ENABLED is
- * true (a deployed stage whose settings turn the Tracer on, infra/stages.ts); undefined
- * otherwise, the local stage included. Loaded only then: the X-Ray SDK under it adds ~30 ms
- * to a cold start's import (docs/performance.md), which nothing that leaves it off should pay.
- * The functions call nothing over HTTP but the AWS SDK, whose calls captureAWSv3Client traces:
- * patching Node's http and https as well would only add a second subsegment per DynamoDB call.
- */
-export const tracer: Tracer | undefined =
-  process.env.POWERTOOLS_TRACE_ENABLED === 'true'
-    ? new (await import('@aws-lambda-powertools/tracer')).Tracer({ captureHTTPsRequests: false })
-    : undefined;

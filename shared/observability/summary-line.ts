@@ -3,9 +3,9 @@
 // Why not `logger.info()`, which wrote it before: per line, the Logger reads the environment
 // (TZ, and the trace header twice), merges the line's fields into a fresh object, copies it again
 // to drop empty keys, and serializes it through a replacer function called for every key and
-// value of the line, the EMF directives included. In the handler benchmark that was ~40 µs of CPU
-// per getPet invocation, about a third of all the function adds to the floor's DynamoDB call
-// (docs/performance.md); built here the line costs what JSON.stringify costs.
+// value of the line, the EMF directives included; built here the line costs what JSON.stringify
+// costs. What that saves per invocation, with emf.ts: docs/performance.md, "Functions alone"
+// (`npm run bench:observability`).
 //
 // What the line carries stays Powertools' own: the fields its formatter (PowertoolsLogFormatter)
 // puts on every line, with the same names and values, so that no saved query, metric filter or

@@ -1,11 +1,12 @@
-// shared/observability — what on-call reads: the container's Powertools Logger and Tracer
-// (powertools.ts), the metric names and dimensions (metric-names.ts) and log fields
+// shared/observability — what on-call reads: the container's Powertools Logger (powertools.ts),
+// the traces of sampled invocations (xray.ts), the metric names and dimensions (metric-names.ts) and log fields
 // (log-fields.ts) that the CDK alarms and saved queries read too, the metrics as EMF
 // (emf.ts) on the summary line (summary-line.ts), and the helpers that write them (this file). metric-names.ts and log-fields.ts
 // are pure data (the CDK app imports them); the rest imports Powertools. Imports only shared/api.
 //
 // Writing the summary lines of log-fields.ts with the metrics of metric-names.ts in them:
 // one line per invocation, every emitter using the declared names and dimensions.
+import { Utility } from '@aws-lambda-powertools/commons';
 import type { Context } from 'aws-lambda';
 import { type Dimensions, emfMembers, emfSettingsFromEnvironment, type MetricRecord, metric } from './emf.ts';
 import {
@@ -14,30 +15,33 @@ import {
   REQUEST_SUMMARY_MESSAGE,
   type RequestSummary,
 } from './log-fields.ts';
-import { loggerFor, loggerLevel, tracer } from './powertools.ts';
+import { infoEnabled, loggerFor } from './powertools.ts';
 import { type Invocation, summaryLine } from './summary-line.ts';
+import { annotate } from './xray.ts';
 
 export { type Invocation, type MetricRecord, metric };
 
 const emf = emfSettingsFromEnvironment();
 
 /**
- * Whether the summary line prints: the Logger's level lets INFO through. Fixed at init, as the
- * level comes from the environment and nothing here changes it. (Powertools' debug sampling,
- * which the stack does not set, would lower a WARN level for some invocations; they would get
- * the metrics' line, not the summary.)
+ * Whether the summary line prints: the Logger's level lets INFO through. (Powertools' debug
+ * sampling, which the stack does not set, would lower a WARN level for some invocations; they
+ * would get the metrics' line, not the summary.)
  */
-const summaryPrints = ['TRACE', 'DEBUG', 'INFO'].includes(loggerLevel());
+const summaryPrints = infoEnabled;
 
-/** As Powertools decides it (its Utility class): only an on-demand environment's first invocation. */
-let coldStart = process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
+/** Powertools' own cold-start rule (its Utility class): only an on-demand environment's first invocation. */
+class Container extends Utility {
+  readonly isColdStartInvocation = (): boolean => this.getColdStart();
+}
+const container = new Container();
 
 /** Called as an invocation begins: the first one of the container is its cold start. */
-export const startInvocation = (context: Context): Invocation => {
-  const invocation = { context, coldStart, startedAt: performance.now() };
-  coldStart = false;
-  return invocation;
-};
+export const startInvocation = (context: Context): Invocation => ({
+  context,
+  coldStart: container.isColdStartInvocation(),
+  startedAt: performance.now(),
+});
 
 /**
  * Powertools' ColdStart metric, as its `captureColdStartMetric` records it (the same name, `service`
@@ -81,13 +85,13 @@ export const logAuthorizerSummary = (
  * A fault's line, through Powertools Logger (its Error formatting: name, message, stack and
  * cause), with the invocation's context and the request's ids, as every line of a request has.
  */
-export const logFault = async (
+export const logFault = (
   invocation: Invocation,
   message: string,
   error: unknown,
   ids: { requestId?: string | undefined; keyId?: string | undefined },
-): Promise<void> => {
-  const logger = await loggerFor(invocation.context, invocation.coldStart);
+): void => {
+  const logger = loggerFor(invocation.context, invocation.coldStart);
   logger.appendKeys(ids);
   logger.error(message, { error });
   logger.resetKeys();
@@ -95,17 +99,13 @@ export const logFault = async (
 
 /**
  * Indexed X-Ray annotations of the invocation's trace, so that a trace can be found by the
- * client's requestId, the operation or the caller's key id (never the key). A no-op when
- * tracing is off.
+ * client's requestId, the operation or the caller's key id (never the key), and ColdStart as
+ * Powertools Tracer annotated it. A no-op unless the invocation is sampled (xray.ts).
  */
-export const annotateTrace = (annotations: {
-  operation: string;
-  keyId?: string | undefined;
-  requestId?: string;
-}): void => {
-  if (!tracer) return;
-  for (const [key, value] of Object.entries(annotations)) if (value !== undefined) tracer.putAnnotation(key, value);
-};
+export const annotateTrace = (
+  { coldStart }: Invocation,
+  annotations: { operation: string; keyId?: string | undefined; requestId?: string },
+): void => annotate({ ColdStart: coldStart, ...annotations });
 
 /** Milliseconds since the invocation began, to 0.01 ms. */
 export const elapsedMs = ({ startedAt }: Invocation): number => Math.round((performance.now() - startedAt) * 100) / 100;

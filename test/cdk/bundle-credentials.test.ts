@@ -1,6 +1,6 @@
 // The Lambda bundles carry the SDK with its credential chain reduced to the
 // environment (infra/constructs/lambda-credentials.ts, via an esbuild alias): the
-// one source Lambda uses, at ~135 kB less per bundle. A bundle must still sign its
+// one source Lambda uses (what it saves: docs/performance.md). A bundle must still sign its
 // DynamoDB calls with the credentials Lambda puts in the environment.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

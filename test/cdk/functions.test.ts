@@ -60,8 +60,8 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         POWERTOOLS_SERVICE_NAME: 'petstore',
         POWERTOOLS_LOG_LEVEL: settings.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: `PetStore/${stage}`,
-        // The Tracer sends what active tracing samples (the local stage leaves it false).
-        POWERTOOLS_TRACE_ENABLED: String(settings.powertoolsTracer),
+        // The functions send their subsegments of what active tracing samples (the local stage leaves it false).
+        POWERTOOLS_TRACE_ENABLED: String(settings.functionTracing),
         ...Object.fromEntries(tables.map((t) => [t.envVar, `\${${ids().tables[t.name]}}`])),
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
         // The usage plan's limits, which the authorizer names in every answer's RateLimit-Policy.

@@ -1,36 +1,12 @@
-// A fault's line goes through Powertools Logger, made only when the first fault is written
-// (shared/observability/powertools.ts): it must still say what a Logger made at init would have,
-// the same level handling and the same cold_start as the invocation's summary line.
-import { Logger } from '@aws-lambda-powertools/logger';
+// A fault's line goes through Powertools Logger, given the invocation's context only when the
+// first fault is written (shared/observability/powertools.ts): it must still say the same
+// cold_start as the invocation's summary line.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
-import { loggerLevel } from '../../shared/observability/powertools.ts';
 import { FAULT_TEST_TABLES, type FaultyDynamoDB, startFaultyDynamoDB } from '../support/faulty-dynamodb.ts';
 import { loadFunctions, proxyEvent, setFunctionEnv } from '../support/in-process.ts';
 import { captureFunctionOutput } from '../support/observability.ts';
-
-describe('the level the summary line is written at', () => {
-  afterEach(() => vi.unstubAllEnvs());
-
-  it.each([
-    [{}],
-    [{ POWERTOOLS_LOG_LEVEL: 'WARN' }],
-    [{ POWERTOOLS_LOG_LEVEL: 'DEBUG', LOG_LEVEL: 'ERROR' }],
-    [{ LOG_LEVEL: 'ERROR' }],
-    [{ POWERTOOLS_LOG_LEVEL: 'warn' }],
-    [{ POWERTOOLS_LOG_LEVEL: 'NOISY' }],
-    [{ POWERTOOLS_LOG_LEVEL: 'INFO', AWS_LAMBDA_LOG_LEVEL: 'WARN' }],
-    [{ POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_LOG_LEVEL: 'DEBUG' }],
-    [{ AWS_LAMBDA_LOG_LEVEL: 'FATAL' }],
-    [{ POWERTOOLS_LOG_LEVEL: 'SILENT' }],
-  ])('is the one Powertools Logger resolves from %o', (env: Record<string, string>) => {
-    for (const name of ['POWERTOOLS_LOG_LEVEL', 'LOG_LEVEL', 'AWS_LAMBDA_LOG_LEVEL']) vi.stubEnv(name, env[name] ?? '');
-    vi.spyOn(process.stdout, 'write').mockImplementation(() => true); // Powertools warns of a level ALC overrides.
-    expect(loggerLevel()).toBe(new Logger().getLevelName());
-    vi.restoreAllMocks();
-  });
-});
 
 describe('the cold_start of a fault’s line', () => {
   let dynamodb: FaultyDynamoDB;
@@ -72,9 +48,9 @@ describe('the cold_start of a fault’s line', () => {
     ]);
   });
 
-  it('false when the first fault comes after the first invocation (the Logger is made then)', async () => {
+  it('false when the first fault comes after the first invocation (the Logger is given a context then)', async () => {
     const functions = await freshContainer();
-    // A 400 writes its summary only: no Logger is made.
+    // A 400 writes its summary only: the Logger is given no context.
     expect((await functions.invoke(proxyEvent({ path: '/v1/pets/0', requestId: 'req-first' }))).statusCode).toBe(400);
     expect((await functions.invoke(proxyEvent({ path: '/v1/pets/1', requestId: 'req-later' }))).statusCode).toBe(503);
     expect(coldStarts('req-first')).toEqual([['summary', true]]);

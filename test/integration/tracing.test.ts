@@ -1,67 +1,80 @@
-// Tracing as a deployed function with the Tracer on does it: the real X-Ray SDK, in Lambda
-// mode, sends its (sub)segments over UDP to a "daemon" that is a socket of this test. Each
-// DynamoDB call is a subsegment; the handler's subsegment carries the annotations operation,
-// keyId and requestId; nothing sent ever holds the key.
-import { createSocket, type Socket } from 'node:dgram';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+// What a sampled invocation sends X-Ray, captured by a socket of this test standing in for the
+// daemon: the functions run in this process with what Lambda sets under active tracing and the
+// tracing switch the stack sets. Each document must be one X-Ray accepts (the segment document
+// schema, test/support/xray.ts) and sit where X-Ray places it: the handler's subsegment under
+// Lambda's function segment (the header's Parent) in the invocation's trace, each DynamoDB call a
+// subsegment inside it. An unsampled invocation sends nothing; nothing sent holds the key.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
+import { createDocumentClient, DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
-import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
+import type { Subsegment, SubsegmentDocument } from '../../shared/observability/xray.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { type FaultyDynamoDB, startFaultyDynamoDB } from '../support/faulty-dynamodb.ts';
 import { type Functions, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent } from '../support/in-process.ts';
-
-type Segment = {
-  name: string;
-  annotations?: Record<string, unknown>;
-  aws?: { operation?: string; table_name?: string };
-  subsegments?: Segment[];
-};
+import { segmentDocumentErrors, startXRayDaemon, traceHeader, type XRayDaemon } from '../support/xray.ts';
 
 let db: TestDynamoDB;
-let daemon: Socket;
+let faulty: FaultyDynamoDB;
+let daemon: XRayDaemon;
 let functions: Functions;
 let keys: KeysRepository;
-const received: string[] = [];
+let xray: typeof import('../../shared/observability/xray.ts');
 
 beforeAll(async () => {
-  db = await startTestDynamoDB();
-  daemon = createSocket('udp4');
-  daemon.on('message', (message) => received.push(message.toString('utf8')));
-  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+  [db, faulty, daemon] = await Promise.all([startTestDynamoDB(), startFaultyDynamoDB('throttling'), startXRayDaemon()]);
   setFunctionEnv(db.endpoint);
-  // What Lambda sets for a function with active tracing, plus the Tracer turned on as the stack does.
+  // What Lambda sets for a function with active tracing, and the stack's tracing switch.
   Object.assign(process.env, {
     POWERTOOLS_TRACE_ENABLED: 'true',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     LAMBDA_TASK_ROOT: '/var/task',
     _HANDLER: 'index.handler',
-    AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${(daemon.address() as AddressInfo).port}`,
-    AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+    AWS_XRAY_DAEMON_ADDRESS: daemon.address,
   });
   functions = await loadFunctions();
+  xray = await import('../../shared/observability/xray.ts');
   keys = createKeysRepository(db.client, keysTable.name);
 }, 60_000);
 afterAll(async () => {
   daemon?.close();
-  await db?.close();
+  await Promise.all([db?.close(), faulty?.close()]);
 });
 
-/** Invokes `call` as one sampled Lambda invocation (its own trace id) and returns every segment sent. */
-const traced = async (call: () => Promise<unknown>): Promise<{ segments: Segment[]; raw: string }> => {
-  const traceId = `1-${Math.floor(Date.now() / 1000).toString(16)}-${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
-  process.env._X_AMZN_TRACE_ID = `Root=${traceId};Parent=53995c3f42cd8ad8;Sampled=1`;
-  received.length = 0;
+/** Runs `call` as one Lambda invocation (its own trace header) and returns what reached the daemon. */
+const invocation = async (call: () => Promise<unknown>, sampled = true) => {
+  const { root, parent, header } = traceHeader(sampled);
+  process.env._X_AMZN_TRACE_ID = header;
   await call();
-  await sleep(300);
-  const documents = received.map((datagram) => datagram.slice(datagram.indexOf('\n') + 1));
-  const flatten = (segment: Segment): Segment[] => [segment, ...(segment.subsegments ?? []).flatMap(flatten)];
-  return { segments: documents.flatMap((d) => flatten(JSON.parse(d) as Segment)), raw: documents.join('\n') };
+  const datagrams = await daemon.take();
+  return { root, parent, datagrams, documents: datagrams.map((d) => d.document as unknown as SubsegmentDocument) };
 };
 
-test('createPet: each DynamoDB call a subsegment, the handler annotated with operation, keyId and requestId', async () => {
-  const { segments } = await traced(() =>
+/** The one document of a sampled invocation, checked against the schema and placed in its trace. */
+const handlerSubsegment = async (call: () => Promise<unknown>): Promise<SubsegmentDocument> => {
+  const { root, parent, datagrams, documents } = await invocation(call);
+  expect(datagrams.map((d) => d.header)).toEqual([{ format: 'json', version: 1 }]);
+  const [document] = documents as [SubsegmentDocument];
+  expect(segmentDocumentErrors(document)).toEqual([]);
+  // The schema does refuse what X-Ray would: a subsegment sent alone without its parent.
+  expect(segmentDocumentErrors({ ...document, parent_id: undefined })).not.toEqual([]);
+  expect(document).toMatchObject({ type: 'subsegment', name: '## index.handler', trace_id: root, parent_id: parent });
+  // Children inside their parent's time, ids unique within the trace.
+  for (const child of document.subsegments ?? []) {
+    expect(child.start_time).toBeGreaterThanOrEqual(document.start_time);
+    expect(child.end_time).toBeLessThanOrEqual(document.end_time!);
+  }
+  const ids = [document, ...(document.subsegments ?? [])].map((s) => s.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  return document;
+};
+
+const dynamodbCalls = (document: Subsegment) => (document.subsegments ?? []).filter((s) => s.name === 'DynamoDB');
+
+test('createPet: the handler annotated with operation, keyId and requestId; each DynamoDB call a subsegment', async () => {
+  const handler = await handlerSubsegment(() =>
     functions.invoke(
       proxyEvent({
         method: 'POST',
@@ -73,24 +86,87 @@ test('createPet: each DynamoDB call a subsegment, the handler annotated with ope
       }),
     ),
   );
-  const handler = segments.find((s) => s.name === '## index.handler');
-  expect(handler?.annotations).toMatchObject({
+  expect(handler.annotations).toEqual({
+    Service: 'petstore',
+    ColdStart: expect.any(Boolean),
     operation: 'createPet',
     keyId: 'key_Traced01',
     requestId: 'req-traced',
   });
-  const dynamodb = segments.filter((s) => s.name === 'DynamoDB').map((s) => s.aws?.operation);
+  expect(handler.fault ?? handler.error).toBeUndefined();
   // A new container reserves an id block (UpdateItem), then puts the animal.
-  expect(dynamodb.sort()).toEqual(['PutItem', 'UpdateItem']);
+  expect(dynamodbCalls(handler).map((s) => [s.namespace, s.aws?.operation, s.http?.response.status])).toEqual([
+    ['aws', 'UpdateItem', 200],
+    ['aws', 'PutItem', 200],
+  ]);
+  expect(dynamodbCalls(handler)[1]!.aws).toMatchObject({ table_name: petsTable.name, retries: 0 });
 });
 
-test('the authorizer: annotated with the key id, and no segment holds the key', async () => {
+test('getPet of an animal that is not there: a 404 flags the handler an error, its cause the typed error', async () => {
+  const handler = await handlerSubsegment(() =>
+    functions.invoke(proxyEvent({ path: '/v1/pets/999999', requestId: 'req-missing' })),
+  );
+  expect(handler).toMatchObject({ error: true, annotations: { operation: 'getPet', requestId: 'req-missing' } });
+  expect(handler.fault).toBeUndefined();
+  expect(handler.cause?.exceptions[0]?.type).toBe('NotFoundError');
+  expect(dynamodbCalls(handler).map((s) => s.aws?.operation)).toEqual(['GetItem']);
+});
+
+test('the authorizer: annotated with the key id, a refused key is no fault, and no document holds the key', async () => {
   const { key, keyId } = await keys.create('traced');
-  const { segments, raw } = await traced(() => functions.authorize(tokenEvent(`Bearer ${key}`)));
-  const handler = segments.find((s) => s.name === '## index.handler');
-  expect(handler?.annotations).toMatchObject({ operation: 'authorizer', keyId });
+  const allowed = await invocation(() => functions.authorize(tokenEvent(`Bearer ${key}`)));
+  const [handler] = allowed.documents as [SubsegmentDocument];
+  expect(segmentDocumentErrors(handler)).toEqual([]);
+  expect(handler.annotations).toMatchObject({ operation: 'authorizer', keyId });
   // The key's lookup, then (its first check in 5 minutes) the record of its last use.
-  expect(segments.filter((s) => s.name === 'DynamoDB').map((s) => s.aws?.operation)).toEqual(['GetItem', 'UpdateItem']);
+  expect(dynamodbCalls(handler).map((s) => s.aws)).toEqual([
+    expect.objectContaining({ operation: 'GetItem', table_name: keysTable.name }),
+    expect.objectContaining({ operation: 'UpdateItem', table_name: keysTable.name }),
+  ]);
+  const raw = JSON.stringify(allowed.documents);
   expect(raw).not.toContain(key);
   expect(raw).not.toContain(key.slice(4));
+
+  await keys.revoke(keyId);
+  const refused = await handlerSubsegment(() =>
+    functions.authorize(tokenEvent(`Bearer ${key}`)).catch((error: Error) => error),
+  );
+  expect(refused).toMatchObject({ annotations: { operation: 'authorizer', keyId } });
+  expect(refused.fault ?? refused.error).toBeUndefined();
+});
+
+test('an unsampled invocation sends nothing', async () => {
+  const { datagrams } = await invocation(() => functions.invoke(proxyEvent({ path: '/v1/pets?limit=2' })), false);
+  expect(datagrams).toEqual([]);
+});
+
+test('a throttled DynamoDB call: its retries counted, flagged throttle and error, the exception its cause', async () => {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = faulty.endpoint;
+  const client = createDocumentClient({ ...DYNAMODB_TIME_BUDGET, backoffMs: () => 1 }, xray.traceDynamoDBCalls);
+  try {
+    const { root, parent, documents } = await invocation(async () => {
+      xray.beginTrace();
+      const error = await client
+        .send(new GetCommand({ TableName: 'Throttled', Key: { id: 1 } }))
+        .catch((e: unknown) => e);
+      await xray.endTrace({ status: 503, error });
+    });
+    const [handler] = documents as [SubsegmentDocument];
+    expect(segmentDocumentErrors(handler)).toEqual([]);
+    expect(handler).toMatchObject({ trace_id: root, parent_id: parent, fault: true });
+    expect(dynamodbCalls(handler)).toEqual([
+      expect.objectContaining({
+        aws: expect.objectContaining({ operation: 'GetItem', table_name: 'Throttled', retries: 2 }),
+        http: { response: { status: 400 } },
+        throttle: true,
+        error: true,
+        cause: {
+          exceptions: [expect.objectContaining({ type: 'ProvisionedThroughputExceededException', remote: true })],
+        },
+      }),
+    ]);
+  } finally {
+    client.destroy();
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
+  }
 });

@@ -1,7 +1,9 @@
 // The EMF members a summary line carries: one directive per dimension set, exactly the declared
-// dimensions, every value at the root, and nothing at all when metrics are off.
+// dimensions, every value at the root, and nothing at all when metrics are off; each metric as
+// Powertools Metrics writes it.
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type EmfSettings, emfMembers, metric } from '../../shared/observability/emf.ts';
+import { type EmfSettings, emfMembers, type MetricRecord, metric } from '../../shared/observability/emf.ts';
 import { METRICS } from '../../shared/observability/metric-names.ts';
 import { lambdaContext } from '../support/in-process.ts';
 
@@ -93,6 +95,41 @@ describe('emfMembers', () => {
   it('nothing when metrics are disabled, or when there are none', () => {
     expect(emfMembers([metric('latency', { operation: 'getPet' }, 1)], { ...on, disabled: true })).toEqual({});
     expect(emfMembers([], on)).toEqual({});
+  });
+});
+
+describe('held to Powertools Metrics', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** What Powertools Metrics writes for `record` alone: a single-metric line, as the functions wrote before. */
+  const powertoolsLine = (record: MetricRecord) => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const { name, unit } = METRICS[record.key];
+    const single = new Metrics({ namespace: on.namespace, serviceName: on.service }).singleMetric();
+    single.addDimensions(record.dimensions as Record<string, string>);
+    single.addMetric(name, unit, record.value);
+    vi.restoreAllMocks();
+    return JSON.parse(written.join(''));
+  };
+
+  it.each<MetricRecord>([
+    metric('requests', { operation: 'getPet', statusClass: '4xx' }),
+    metric('latency', { operation: 'listPets' }, 3.25),
+    metric('validationFailures', { operation: 'createPet' }),
+    metric('dynamodbFaults', { operation: 'getPet' }),
+    metric('deprecatedCalls', { operation: 'listPets', keyId: 'key_b' }),
+    metric('authFailures', { reason: 'revoked' }),
+    metric('coldStart', { function_name: 'petstore-test-authorizer' }),
+  ])('$key: the same directive, dimensions and value as its Powertools line', (record) => {
+    const expected = powertoolsLine(record);
+    const ours = asJson(emfMembers([record], on, true));
+    expect(ours._aws.CloudWatchMetrics).toEqual(expected._aws.CloudWatchMetrics);
+    const { _aws: _, ...values } = expected;
+    expect(ours).toMatchObject(values);
   });
 });
 

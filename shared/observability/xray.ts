@@ -1,0 +1,215 @@
+// What a sampled invocation sends to X-Ray, written here rather than by Powertools Tracer and the
+// X-Ray SDK under it: one subsegment for the handler (annotated operation, keyId, requestId,
+// ColdStart, Service), with one subsegment per DynamoDB call inside (table, operation, retries,
+// status, request id, and the throttle, error and fault flags), sent in one UDP datagram to the
+// X-Ray daemon Lambda runs beside a function with active tracing. Lambda's own segments (the
+// service and the function, whose id is the `Parent` of the invocation's trace header) hold it.
+//
+// Why not the Tracer: the X-Ray SDK creates a cls-hooked namespace when it is imported, which puts
+// async hooks on every promise of the process, sampled or not (aws/aws-xray-sdk-node#420), and
+// its import is part of every cold start. A Lambda environment runs one invocation at a time (on-demand:
+// the stack uses no managed instances), so the open trace is a module variable and needs no async
+// context at all; an unsampled invocation reads its trace header and does nothing else. The figure
+// that pays for this file: docs/performance.md, "Functions alone: per invocation and cold start"
+// (CPU per invocation and import + first invocation, Tracer against this emitter).
+// test/integration/tracing.test.ts captures what sampled invocations send, holds each document to
+// the X-Ray segment document schema (test/support/xray.ts) and checks its place in the trace;
+// test/cdk/bundle-tracing.test.ts does the same for a deployed bundle.
+import { randomBytes } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+import { getXrayTraceDataFromEnv } from '@aws-lambda-powertools/commons/utils/env';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { MiddlewareObj, Request } from '@middy/core';
+import { isThrottlingError } from '@smithy/core/retry';
+import type { Context } from 'aws-lambda';
+
+/** A subsegment as the X-Ray segment document format defines it (the fields we send). */
+export interface Subsegment {
+  id: string;
+  name: string;
+  start_time: number;
+  end_time?: number;
+  namespace?: 'aws' | 'remote';
+  annotations?: Record<string, string | number | boolean>;
+  aws?: { operation: string; region?: string; table_name?: string; request_id?: string; retries: number };
+  http?: { response: { status: number } };
+  error?: true;
+  throttle?: true;
+  fault?: true;
+  cause?: { exceptions: { id: string; message: string; type: string; remote?: true }[] };
+  subsegments?: Subsegment[];
+}
+
+/** The document sent for an invocation: its handler subsegment, placed in Lambda's trace. */
+export interface SubsegmentDocument extends Subsegment {
+  type: 'subsegment';
+  trace_id: string;
+  parent_id: string;
+}
+
+/** POWERTOOLS_TRACE_ENABLED, Powertools' own switch, which the stack sets per stage (infra/stages.ts). */
+const ENABLED = process.env.POWERTOOLS_TRACE_ENABLED === 'true';
+const HANDLER_NAME = `## ${process.env._HANDLER ?? 'index.handler'}`;
+const SERVICE = process.env.POWERTOOLS_SERVICE_NAME;
+const REGION = process.env.AWS_REGION;
+
+const newId = (): string => randomBytes(8).toString('hex');
+/** Epoch seconds, to the microsecond (the format's floating-point seconds). */
+const now = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000) / 1e6;
+
+let open: SubsegmentDocument | undefined;
+
+/** Opens the invocation's handler subsegment when Lambda sampled it; otherwise nothing is kept. */
+export const beginTrace = (): void => {
+  open = undefined;
+  if (!ENABLED) return;
+  const header = getXrayTraceDataFromEnv();
+  if (header?.Sampled !== '1' || !header.Root || !header.Parent) return;
+  open = {
+    type: 'subsegment',
+    id: newId(),
+    name: HANDLER_NAME,
+    trace_id: header.Root,
+    parent_id: header.Parent,
+    start_time: now(),
+    annotations: SERVICE ? { Service: SERVICE } : {},
+    subsegments: [],
+  };
+};
+
+/** Indexed annotations of the open trace (a no-op when the invocation is not sampled). */
+export const annotate = (annotations: Record<string, string | number | boolean | undefined>): void => {
+  if (!open) return;
+  for (const [key, value] of Object.entries(annotations)) if (value !== undefined) open.annotations![key] = value;
+};
+
+const exceptionOf = (error: unknown, remote: boolean) => {
+  const { name = 'Error', message = String(error) } = (error ?? {}) as Partial<Error>;
+  return { id: newId(), message, type: name, ...(remote && { remote: true as const }) };
+};
+
+/** 5xx a fault, 4xx an error (a throttle is both an error and flagged a throttle), as X-Ray reads them. */
+const flag = (subsegment: Subsegment, status: number | undefined): void => {
+  if (status === undefined) return;
+  if (status >= 500) subsegment.fault = true;
+  else if (status >= 400) subsegment.error = true;
+};
+
+let socket: Socket | undefined;
+const daemonAddress = (): { host: string; port: number } => {
+  // "host:port", or "tcp:host:port udp:host:port": segments go over UDP.
+  const setting = process.env.AWS_XRAY_DAEMON_ADDRESS ?? '127.0.0.1:2000';
+  const udp = setting.split(' ').find((part) => part.startsWith('udp:')) ?? setting;
+  const [host = '127.0.0.1', port = '2000'] = udp.replace(/^udp:/, '').split(':');
+  return { host, port: Number(port) };
+};
+
+const send = (document: SubsegmentDocument): Promise<void> => {
+  if (!socket) {
+    socket = createSocket('udp4').unref();
+    // A lost datagram loses a trace, never an invocation.
+    socket.on('error', () => {});
+  }
+  const { host, port } = daemonAddress();
+  const datagram = `{"format":"json","version":1}\n${JSON.stringify(document)}`;
+  return new Promise((resolve) => socket!.send(datagram, port, host, () => resolve()));
+};
+
+/**
+ * Closes and sends the invocation's handler subsegment: flagged by the status the function
+ * answered (HTTP) or by the error it ended with, whose type and message make the cause (the stack
+ * is in the fault's log line; reading it here would map it through the source maps again).
+ */
+export const endTrace = async (outcome: { status?: number | undefined; error?: unknown }): Promise<void> => {
+  const document = open;
+  open = undefined;
+  if (!document) return;
+  document.end_time = now();
+  flag(document, outcome.status);
+  if (outcome.error !== undefined) {
+    if (outcome.status === undefined) document.fault = true;
+    document.cause = { exceptions: [exceptionOf(outcome.error, false)] };
+  }
+  if (document.subsegments!.length === 0) delete document.subsegments;
+  await send(document);
+};
+
+interface CallMetadata {
+  $metadata?: { httpStatusCode?: number; requestId?: string; attempts?: number };
+}
+
+/**
+ * A DynamoDB call of a sampled invocation as a subsegment of its handler's, at the `build` step
+ * (where the X-Ray SDK puts its own): outside the retries, so one subsegment per call, with their
+ * count. Unsampled, the call goes straight on.
+ */
+export const traceDynamoDBCalls = (client: DynamoDBClient): DynamoDBClient => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const parent = open;
+      if (!parent) return next(args);
+      const input = args.input as { TableName?: string };
+      const subsegment: Subsegment = {
+        id: newId(),
+        name: 'DynamoDB',
+        namespace: 'aws',
+        start_time: now(),
+        aws: {
+          operation: (context.commandName ?? 'Command').replace(/Command$/, ''),
+          ...(REGION && { region: REGION }),
+          ...(input.TableName && { table_name: input.TableName }),
+          retries: 0,
+        },
+      };
+      parent.subsegments!.push(subsegment);
+      const record = (metadata: CallMetadata['$metadata'], error?: unknown) => {
+        subsegment.end_time = now();
+        const { httpStatusCode, requestId, attempts = 1 } = metadata ?? {};
+        subsegment.aws!.retries = attempts - 1;
+        if (requestId) subsegment.aws!.request_id = requestId;
+        if (httpStatusCode) subsegment.http = { response: { status: httpStatusCode } };
+        flag(subsegment, httpStatusCode);
+        if (error === undefined) return;
+        if (isThrottlingError(error as Parameters<typeof isThrottlingError>[0])) {
+          subsegment.throttle = true;
+          subsegment.error = true;
+        }
+        // No answer at all (a timeout, a reset connection): the call failed on our side of it.
+        if (!httpStatusCode) subsegment.fault = true;
+        subsegment.cause = { exceptions: [exceptionOf(error, httpStatusCode !== undefined)] };
+      };
+      try {
+        const result = await next(args);
+        record((result.output as CallMetadata).$metadata);
+        return result;
+      } catch (error) {
+        record((error as CallMetadata).$metadata, error);
+        throw error;
+      }
+    },
+    { step: 'build', name: 'petstoreXRaySubsegment' },
+  );
+  return client;
+};
+
+/** How an invocation ended, for its handler subsegment's flags and cause. */
+export interface TraceOutcome {
+  /** The HTTP status the function answered, if it answers HTTP. */
+  status?: number | undefined;
+  /** What it ended with, if anything went wrong. */
+  error?: unknown;
+}
+
+type TracedRequest<TEvent, TResult> = Request<TEvent, TResult, Error, Context, Record<string, unknown>>;
+
+/**
+ * The middy middleware that opens a sampled invocation's trace first and sends it last: use it
+ * before every other, so that its subsegment spans them all and holds every DynamoDB call.
+ */
+export const traceInvocation = <TEvent, TResult>(
+  outcomeOf: (request: TracedRequest<TEvent, TResult>) => TraceOutcome,
+): MiddlewareObj<TEvent, TResult, Error, Context, Record<string, unknown>> => ({
+  before: beginTrace,
+  after: (request) => endTrace(outcomeOf(request)),
+  onError: (request) => endTrace(outcomeOf(request)),
+});
