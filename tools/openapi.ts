@@ -10,146 +10,26 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyKey,
 } from '../shared/api/idempotency.ts';
-import { API_VERSION_PATH, type OperationId, route, routes } from '../shared/api/routes.ts';
-import { type ErrorCode, ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
+import { API_VERSION_PATH, type OperationId, routes } from '../shared/api/routes.ts';
+import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
 import { AUTHORIZATION_PATTERN } from '../shared/domain/api-keys.ts';
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
-import {
-  deprecationExamples,
-  type Example,
-  errorExamples,
-  headerExamples,
-  parameterExamples,
-  petExamples,
-} from './openapi-examples.ts';
+import { errorExamples, headerExamples, parameterExamples, petExamples } from './openapi-examples.ts';
 import { guide } from './openapi-guide.ts';
-
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-
-/** A parameter's schema in OpenAPI 3.1's dialect (JSON Schema 2020-12), its named parts as components. */
-const parameterSchema = (schema: z.ZodMiniType): Record<string, unknown> => {
-  const {
-    $schema: _s,
-    $defs: _d,
-    ...rest
-  } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  if (typeof rest.$ref === 'string') rest.$ref = rest.$ref.replace('#/$defs/', '#/components/schemas/');
-  if (rest.type === 'integer') delete rest.pattern; // integers travel as strings; the document states their meaning
-  // zod leaves a transformed schema's default out of its input form; the meaning has it (limit: 20).
-  const { default: meaningDefault } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as {
-    default?: unknown;
-  };
-  if (meaningDefault !== undefined) rest.default ??= meaningDefault;
-  return rest;
-};
-
-const parameters = <S extends Record<string, z.ZodMiniType>>(
-  shape: S,
-  location: 'query' | 'path',
-  examples: Record<keyof S, unknown>,
-) =>
-  Object.entries(shape).map(([name, schema]) => {
-    const { description, ...rest } = parameterSchema(schema);
-    return { name, in: location, required: location === 'path', description, schema: rest, example: examples[name] };
-  });
-
-/** API Gateway's request ids, and the local stage's, are UUIDs. */
-const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 };
-/** `<target>; rel="relation"`, the target a URI reference (a next link carries a cursor of at most 256 characters). */
-const LINK_SCHEMA = { type: 'string', maxLength: 2048, pattern: '^<[^<>\\s]*>; rel="[a-z-]+"$' };
-
-const header = (description: string, example: unknown, schema: object = { type: 'string' }) => ({
-  description,
-  schema,
-  example,
-});
-const requestIdHeader = {
-  'x-amzn-RequestId': header('The request id, also in every Error body.', headerExamples.requestId, REQUEST_ID_SCHEMA),
-};
-/** On every answer of an operation once the caller's key is known (all but the 401). */
-const rateLimitHeader = {
-  'RateLimit-Policy': header(
-    "draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` " +
-      'seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).',
-    headerExamples.rateLimitPolicy,
-    { type: 'string', maxLength: 200, pattern: '^"[a-z]+";q=[0-9]+;w=[0-9]+(, "[a-z]+";q=[0-9]+;w=[0-9]+)*$' },
-  ),
-};
-/** An error response: the code it carries leads its description, so the reference shows it at a glance. */
-const error = (
-  code: ErrorCode,
-  description: string,
-  examples: Record<string, Example>,
-  headers: Record<string, object> = {},
-) => ({
-  description: `\`${code}\`: ${description}`,
-  headers: { ...requestIdHeader, ...headers },
-  content: { 'application/json': { schema: ref('Error'), examples } },
-});
-/** A 4xx a function (or, for 403 and 429, the gateway on the key's behalf) answers: it names the key's limits. */
-const keyedError = (
-  code: ErrorCode,
-  description: string,
-  examples: Record<string, Example>,
-  headers: Record<string, object> = {},
-) => error(code, description, examples, { ...rateLimitHeader, ...headers });
-const retryAfter = {
-  'Retry-After': header('Seconds to wait before retrying.', headerExamples.retryAfter, {
-    type: 'integer',
-    minimum: 0,
-    maximum: 86_400,
-  }),
-};
-const commonErrors = {
-  '401': error('UNAUTHORIZED', 'API key missing, malformed, unknown, revoked or expired.', errorExamples.unauthorized, {
-    'WWW-Authenticate': header('Always `Bearer`.', headerExamples.wwwAuthenticate, {
-      type: 'string',
-      enum: ['Bearer'],
-    }),
-  }),
-  '429': keyedError(
-    'TOO_MANY_REQUESTS',
-    'The key’s own rate, burst or daily quota, or the stage’s throttling limit, was exceeded.',
-    errorExamples.tooManyRequests,
-    retryAfter,
-  ),
-  '500': error('INTERNAL_ERROR', 'A fault of ours; quote the requestId.', errorExamples.internalError),
-  '502': error(
-    'BAD_GATEWAY',
-    'The function failed before answering (crashed, was throttled, or answered invalidly).',
-    errorExamples.badGateway,
-  ),
-  '503': error(
-    'SERVICE_UNAVAILABLE',
-    'The database is throttling or unreachable.',
-    errorExamples.serviceUnavailable,
-    retryAfter,
-  ),
-  '504': error('GATEWAY_TIMEOUT', 'The function did not answer in time.', errorExamples.gatewayTimeout),
-};
-
-const deprecationHeaders = {
-  Deprecation: header(
-    'RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.',
-    deprecationExamples.deprecation,
-    { type: 'string', maxLength: 20, pattern: '^@[0-9]+$' },
-  ),
-  Sunset: header('RFC 8594: when this operation stops working (an HTTP date).', deprecationExamples.sunset, {
-    type: 'string',
-    maxLength: 29,
-    pattern: '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$',
-  }),
-  Link: header(
-    '`<…/pets>; rel="successor-version"`: the listing that replaces this operation.',
-    deprecationExamples.successorLink,
-    LINK_SCHEMA,
-  ),
-};
-
-const sunset = route('getPet').deprecation?.sunset;
-if (!sunset) throw new Error('getPet is deprecated: its route must say when it is removed');
-/** `2030-12-05`: the day, as the route table states it. */
-const sunsetDay = sunset.toISOString().slice(0, 10);
+import {
+  commonErrors,
+  deprecationHeaders,
+  header,
+  keyedError,
+  LINK_SCHEMA,
+  parameterSchema,
+  parameters,
+  rateLimitHeader,
+  ref,
+  requestIdHeader,
+  retryAfter,
+  sunsetDay,
+} from './openapi-parts.ts';
 
 const operations: Record<OperationId, object> = {
   listPets: {
