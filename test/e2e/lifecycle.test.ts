@@ -99,8 +99,9 @@ test('every start without PETSTORE_API_KEY prints the same development key, and 
 }, 60_000);
 
 test('a lock left by a zombie (killed, not yet reaped) does not stop the next start', async () => {
-  // `sleep 0` exits at once; its parent execs `sleep 30`, which never reaps it.
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // `sleep 1` exits after its parent has exec'd `sleep 30`, which never reaps it. (With `sleep 0`
+  // the shell could still be there when it exited, and reap it before the exec: no zombie.)
+  const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   started.push(parent);
   const zombie = Number(
     await new Promise<string>((done) => parent.stdout!.once('data', (chunk) => done(String(chunk)))),
