@@ -138,7 +138,9 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
   });
 
   test('point-in-time recovery on every table', () => {
-    for (const [, table] of resourcesOfType(template(), 'AWS::DynamoDB::GlobalTable')) {
+    const tables = resourcesOfType(template(), 'AWS::DynamoDB::GlobalTable');
+    expect(tables.length).toBeGreaterThan(0);
+    for (const [, table] of tables) {
       for (const replica of table.Properties!.Replicas)
         expect(replica.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     }
@@ -183,8 +185,9 @@ describe('a first deploy', () => {
     const { stack, template } = production({ [FIRST_DEPLOY_CONTEXT]: 'true' });
     expect(stack.terminationProtection).toBe(false);
     expect(kept(template)).toBe(0);
-    for (const r of Object.values(template.Resources).filter((r) => r.Type === 'AWS::DynamoDB::GlobalTable'))
-      expect(r.Properties.Replicas[0].DeletionProtectionEnabled).toBe(false);
+    const tables = Object.values(template.Resources).filter((r) => r.Type === 'AWS::DynamoDB::GlobalTable');
+    expect(tables.length).toBeGreaterThan(0);
+    for (const r of tables) expect(r.Properties.Replicas[0].DeletionProtectionEnabled).toBe(false);
   }, 180_000);
 
   test('every later deploy of production turns every protection on', () => {

@@ -112,7 +112,10 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
     const topic = topicOf(template);
     expect(alarm.AlarmActions.map(render)).toContain(`\${${topic}}`);
     expect(alarm.OKActions.map(render)).toContain(`\${${topic}}`);
-    expect(template.Outputs[STACK_OUTPUTS.canaryKeySecretArn]).toBeDefined();
+    const [secret] = resourcesOfType(template, 'AWS::SecretsManager::Secret').find(([id]) =>
+      id.startsWith('WatchSmokeCanary'),
+    )!;
+    expect(render(template.Outputs[STACK_OUTPUTS.canaryKeySecretArn]!.Value)).toBe(`\${${secret}}`);
   });
 
   it.each(SLO_NAMES)(
@@ -121,6 +124,7 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
       const template = app.template(stage);
       const { latencyBoundMs, minRequestsPerWindow } = settings.slo;
       const budget = BUDGETS[stage][slo];
+      expect(Object.keys(BURN_RATE_ALERTS)).toEqual(['SloFastBurn', 'SloSlowBurn']);
       for (const [alert, { burnRate, longWindowMinutes, shortWindowMinutes, severity }] of Object.entries(
         BURN_RATE_ALERTS,
       )) {

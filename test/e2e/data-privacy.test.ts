@@ -74,7 +74,9 @@ describe('the data directory', () => {
 
   test('the lock file names no credential', () => {
     const lock = readFileSync(join(dataDir, 'owner.lock'), 'utf8');
-    for (const name of readdirSync(dataDir).filter((n) => /secret|token|key/.test(n))) {
+    const secrets = readdirSync(dataDir).filter((n) => /secret|token|key/.test(n));
+    expect(secrets).toEqual(expect.arrayContaining(['development-key', 'dynamodb-secret']));
+    for (const name of secrets) {
       const secret = readFileSync(join(dataDir, name), 'utf8').trim();
       expect(lock, name).not.toContain(secret);
     }

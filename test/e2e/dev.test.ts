@@ -27,8 +27,14 @@ afterAll(async () => {
   rmSync(tree, { recursive: true, force: true });
 });
 
-const missing = async () => (await call<{ message: string }>(server, `/pets/${MAX_SAFE_ID}`)).body.message;
-const noSuchOperation = async () => (await call<{ message: string }>(server, '/no-such-operation')).body.message;
+/** The 404's message: every answer during a reload must still be the 404 (none fails). */
+const messageOf404 = async (path: string) => {
+  const reply = await call<{ message: string }>(server, path);
+  expect(reply.status, JSON.stringify(reply.body)).toBe(404);
+  return reply.body.message;
+};
+const missing = () => messageOf404(`/pets/${MAX_SAFE_ID}`);
+const noSuchOperation = () => messageOf404('/no-such-operation');
 
 /**
  * Saves `file` of the copy with `from` replaced by `to`, then asks `read` until its answer

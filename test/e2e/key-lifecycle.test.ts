@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalServer } from '../../tools/harness/local-server.ts';
-import { bearer, call, disposeServer, expectError, postPet, startServer } from './support.ts';
+import { bearer, call, disposeServer, expectError, KEY_FORMAT, postPet, startServer } from './support.ts';
 
 const POLICY = '"burst";q=40;w=1, "steady";q=20;w=1, "daily";q=100000;w=86400';
 
@@ -48,7 +48,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const create = async (...args: string[]) => {
   const result = await keyTool(server.dataDir, 'create', ...args);
   expect(result.code, result.stderr).toBe(0);
-  return { key: keyFrom(result.stdout)!, keyId: keyIdsFrom(result.stdout)[0]!, stdout: result.stdout };
+  const key = keyFrom(result.stdout);
+  const keyId = keyIdsFrom(result.stdout)[0];
+  expect(key, result.stdout).toMatch(KEY_FORMAT);
+  expect(keyId, result.stdout).toMatch(/^key_[0-9A-Za-z]+$/);
+  return { key: key!, keyId: keyId!, stdout: result.stdout };
 };
 
 const listJson = async () => {
@@ -109,7 +113,7 @@ describe('expiry', () => {
     expect((await call(server, '/pets', { authorization: bearer(key) })).status).toBe(200);
     expect(Date.now(), 'the check above ran before the expiry').toBeLessThan(expiresAt);
     await sleep(Math.max(0, expiresAt - Date.now()) + 200);
-    expectError(await call(server, '/pets', { authorization: bearer(key) }), 401, 'UNAUTHORIZED', [key]);
+    expectError(await call(server, '/pets', { authorization: bearer(key!) }), 401, 'UNAUTHORIZED', [key!]);
   });
 
   it('takes a date, warns of one in the past, and refuses one that is not a date', async () => {
@@ -118,8 +122,9 @@ describe('expiry', () => {
     const past = await keyTool(server.dataDir, 'create', '--label', 'born expired', '--expires', '2020-01-01');
     expect(past.code, past.stderr).toBe(0);
     expect(past.stderr).toMatch(/in the past: the key is refused from the start/);
-    const key = keyFrom(past.stdout)!;
-    expectError(await call(server, '/pets', { authorization: bearer(key) }), 401, 'UNAUTHORIZED', [key]);
+    const key = keyFrom(past.stdout);
+    expect(key, past.stdout).toMatch(KEY_FORMAT);
+    expectError(await call(server, '/pets', { authorization: bearer(key!) }), 401, 'UNAUTHORIZED', [key!]);
     for (const value of ['2027-02-30', 'soon', '90 days']) {
       const result = await keyTool(server.dataDir, 'create', '--label', 'x', '--expires', value);
       expect(result.code).not.toBe(0);

@@ -115,6 +115,7 @@ test('getPet of an animal that is not there: a 404 flags the handler an error, i
 test('the authorizer: annotated with the key id, a refused key is no fault, and no document holds the key', async () => {
   const { key, keyId } = await keys.create('traced');
   const allowed = await invocation(() => functions.authorize(tokenEvent(`Bearer ${key}`)));
+  expect(allowed.documents).toHaveLength(1);
   const [handler] = allowed.documents as [SubsegmentDocument];
   expect(segmentDocumentErrors(handler)).toEqual([]);
   expect(handler.annotations).toMatchObject({ operation: 'authorizer', keyId });
@@ -151,6 +152,7 @@ test('a throttled DynamoDB call: its retries counted, flagged throttle and error
         .catch((e: unknown) => e);
       await xray.endTrace({ status: 503, error });
     });
+    expect(documents).toHaveLength(1);
     const [handler] = documents as [SubsegmentDocument];
     expect(segmentDocumentErrors(handler)).toEqual([]);
     expect(handler).toMatchObject({ trace_id: root, parent_id: parent, fault: true });

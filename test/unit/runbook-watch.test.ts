@@ -4,7 +4,7 @@
 import { expect, it } from 'vitest';
 import { BURN_RATE_ALERTS } from '../../infra/monitoring/slo.ts';
 import { stageSettings } from '../../infra/stages.ts';
-import { runbook, section } from '../support/runbook.ts';
+import { NAMES_A_WIDGET, openFirst, runbook, section } from '../support/runbook.ts';
 
 it.each(['SmokeCanary', ...Object.keys(BURN_RATE_ALERTS)])(
   '%s: what it means, what to open first, how to mitigate',
@@ -12,9 +12,9 @@ it.each(['SmokeCanary', ...Object.keys(BURN_RATE_ALERTS)])(
     const text = section(kind);
     expect(text, `no "### ${kind}" section`).toBeDefined();
     for (const part of ['**Means:**', '**Open first:**', '**Mitigate:**']) expect(text).toContain(part);
-    const open = text!.slice(text!.indexOf('**Open first:**'), text!.indexOf('**Mitigate:**'));
+    const open = openFirst(text!);
     expect(open, 'names a saved query').toMatch(/\*\*`[\w-]+`\*\*/);
-    expect(open, 'names a dashboard widget').toMatch(/\*[^*\s][^*]*\*/);
+    expect(open, 'names a dashboard widget').toMatch(NAMES_A_WIDGET);
   },
 );
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ALARM_KINDS, type AlarmKind } from '../../infra/monitoring/alarms.ts';
 import { savedQueries } from '../../infra/monitoring/queries.ts';
 import { RELEASE_ALARM_KINDS } from '../../infra/monitoring/release-alarms.ts';
-import { runbook, section } from '../support/runbook.ts';
+import { NAMES_A_WIDGET, openFirst, runbook, section } from '../support/runbook.ts';
 
 const queryNames = savedQueries.map((query) => query.name);
 /** A saved query is named in bold code: **`errors`**. */
@@ -17,9 +17,9 @@ describe('docs/runbook.md', () => {
       const text = section(kind);
       expect(text, `no "### ${kind}" section`).toBeDefined();
       for (const part of ['**Means:**', '**Open first:**', '**Mitigate:**']) expect(text).toContain(part);
-      const open = text!.slice(text!.indexOf('**Open first:**'), text!.indexOf('**Mitigate:**'));
+      const open = openFirst(text!);
       expect(queriesNamedIn(open).length, 'names a saved query to open').toBeGreaterThan(0);
-      expect(open, 'names a dashboard widget to open').toMatch(/\*[^*\s][^*]*\*/);
+      expect(open, 'names a dashboard widget to open').toMatch(NAMES_A_WIDGET);
     },
   );
 
