@@ -22,9 +22,18 @@ const policyHeader = limits && rateLimitPolicy(limits);
 /** `arn:…:api-id/stage/METHOD/path` → `arn:…:api-id/stage/`: what every method ARN of the stage starts with. */
 const stagePrefix = (methodArn: string): string => `${methodArn.split('/', 2).join('/')}/`;
 
-/** A route's method ARN pattern: `{petId}` (one path segment) becomes `*`. */
-const routeArn = (stage: string, route: Route): string =>
-  `${stage}${route.method}${resourcePath(route).replace(/\{[^}]+\}/g, '*')}`;
+/** A route's method ARN after the stage: `METHOD/path`, `{petId}` (one path segment) as `*`. */
+const routeSuffix = (route: Route): string => `${route.method}${resourcePath(route).replace(/\{[^}]+\}/g, '*')}`;
+
+/** For each scope, the routes it allows and those it does not, from the route table, once. */
+const ROUTES_BY_SCOPE = Object.fromEntries(
+  (Object.keys(SCOPE_METHODS) as KeyScope[]).map((scope) => [
+    scope,
+    [true, false].map((allow) =>
+      routes.filter((r) => SCOPE_METHODS[scope].includes(r.method) === allow).map(routeSuffix),
+    ) as [string[], string[]],
+  ]),
+) as Record<KeyScope, [allowed: string[], denied: string[]]>;
 
 /**
  * Every route of the route table, allowed when the key's scope has its method and denied
@@ -32,11 +41,11 @@ const routeArn = (stage: string, route: Route): string =>
  */
 const scopePolicy = (methodArn: string, scope: KeyScope) => {
   const stage = stagePrefix(methodArn);
-  const [allowed, denied] = [true, false].map((allow) =>
-    routes.filter((r) => SCOPE_METHODS[scope].includes(r.method) === allow).map((r) => routeArn(stage, r)),
-  ) as [string[], string[]];
-  const statement = (Effect: 'Allow' | 'Deny', Resource: string[]) =>
-    Resource.length ? [{ Action: 'execute-api:Invoke', Effect, Resource }] : [];
+  const [allowed, denied] = ROUTES_BY_SCOPE[scope];
+  const statement = (Effect: 'Allow' | 'Deny', suffixes: string[]) =>
+    suffixes.length
+      ? [{ Action: 'execute-api:Invoke', Effect, Resource: suffixes.map((suffix) => stage + suffix) }]
+      : [];
   return { Version: '2012-10-17', Statement: [...statement('Allow', allowed), ...statement('Deny', denied)] };
 };
 

@@ -78,9 +78,10 @@ export class ReleaseHook extends Construct {
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
-        'CodeDeploy invokes the hook asynchronously and waits for its report: a hook that fails to run never ' +
-        'reports, and CodeDeploy then fails the deployment (and rolls it back) after the lifecycle event times out. ' +
-        'A queue of failed hook events would hold nothing anyone replays.',
+        'CodeDeploy invokes the hook asynchronously and waits for its report. Checks that cannot run are reported ' +
+        'Failed at once (functions/pre-traffic-hook.ts); only a hook that crashes before it can report leaves ' +
+        'CodeDeploy to fail the deployment (and roll it back) when the lifecycle event times out. A queue of ' +
+        'failed hook events would hold nothing anyone replays.',
     });
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

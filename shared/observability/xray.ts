@@ -96,6 +96,7 @@ const flag = (subsegment: Subsegment, status: number | undefined): void => {
 };
 
 let socket: Socket | undefined;
+let daemon: { host: string; port: number } | undefined;
 const daemonAddress = (): { host: string; port: number } => {
   // "host:port", or "tcp:host:port udp:host:port": segments go over UDP.
   const setting = process.env.AWS_XRAY_DAEMON_ADDRESS ?? '127.0.0.1:2000';
@@ -109,8 +110,10 @@ const send = (document: SubsegmentDocument): Promise<void> => {
     socket = createSocket('udp4').unref();
     // A lost datagram loses a trace, never an invocation.
     socket.on('error', () => {});
+    // Read once, with the socket: Lambda sets it before the first invocation and never changes it.
+    daemon = daemonAddress();
   }
-  const { host, port } = daemonAddress();
+  const { host, port } = daemon!;
   const datagram = `{"format":"json","version":1}\n${JSON.stringify(document)}`;
   return new Promise((resolve) => socket!.send(datagram, port, host, () => resolve()));
 };

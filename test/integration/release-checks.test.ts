@@ -188,3 +188,9 @@ test('a probe secret that still holds its placeholder is no key: the authorizer 
   expect(results.map((r) => r.problem ?? '').join('\n')).toMatch(/no probe key to check with/);
   expect(status).toBe('Failed');
 });
+
+test('checks that cannot run (a probe secret it cannot read) are a release that failed, reported at once', async () => {
+  const { status, results } = await runHook('authorizer', `${PROBE_SECRET}-that-does-not-exist`);
+  expect(results).toEqual([{ check: 'the release checks ran', problem: expect.stringMatching(/^\w+: /) }]);
+  expect(status).toBe('Failed');
+});
