@@ -1,10 +1,10 @@
 // PetStore-ci: what lets GitHub Actions deliver this repository without a long-lived AWS key.
 // GitHub's OpenID Connect provider, and three roles that trust a token from it only for this
-// repository: the diff role (pull requests), which may only assume the CDK bootstrap's lookup
-// role (read only); and a deploy role per stage (jobs in that stage's GitHub environment, which
+// repository: the diff role (pull requests), which may only read the PetStore stacks'
+// templates; and a deploy role per stage (jobs in that stage's GitHub environment, which
 // only main may deploy from), which may only assume the bootstrap roles that deploy. Deployed
 // once, by an administrator (docs/deploying.md, "The pipeline").
-import { Annotations, Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   FederatedPrincipal,
   type IOidcProvider,
@@ -60,7 +60,7 @@ export class CiStack extends Stack {
           clientIds: [GITHUB_OIDC_AUDIENCE],
         });
 
-    const assumable = (roleName: string, subject: string, description: string, roles: string[]) =>
+    const assumable = (roleName: string, subject: string, description: string, statements: PolicyStatement[]) =>
       new Role(this, roleName, {
         roleName,
         description,
@@ -76,19 +76,30 @@ export class CiStack extends Stack {
           'sts:AssumeRoleWithWebIdentity',
         ),
         maxSessionDuration: Duration.hours(1),
-        inlinePolicies: {
-          bootstrapRoles: new PolicyDocument({
-            statements: [new PolicyStatement({ actions: ['sts:AssumeRole'], resources: roles })],
-          }),
-        },
+        inlinePolicies: { access: new PolicyDocument({ statements }) },
       });
 
     this.diffRole = assumable(
       CI_ROLES.diff,
       subjectFor(trusted, 'pull_request'),
-      `cdk diff for pull requests of ${trusted}: assumes the CDK lookup role (read only), nothing else`,
-      [bootstrapRole('lookup')],
+      `cdk diff for pull requests of ${trusted}: reads the PetStore stacks' templates, nothing else`,
+      // Not the bootstrap lookup role: it has ReadOnlyAccess, which reads the tables, the logs and
+      // the canary's reports, and a pull request's workflow is its author's to write. `cdk diff
+      // --method template` needs the deployed templates only (the CLI reads them with these
+      // credentials when it may not assume the lookup role).
+      [
+        new PolicyStatement({
+          actions: ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate'],
+          resources: [`arn:${Aws.PARTITION}:cloudformation:${Aws.REGION}:${Aws.ACCOUNT_ID}:stack/PetStore-*/*`],
+        }),
+      ],
     );
+    Validations.of(this.diffRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/PetStore-*/*]',
+      reason:
+        "Reading the templates of this project's stacks (PetStore-staging, -production, -ci): a stack's ARN ends in " +
+        'an id CloudFormation makes at its creation, so only a wildcard names it. Describe and GetTemplate only.',
+    });
     this.deployRoles = Object.fromEntries(
       DEPLOYED_STAGES.map((stage) => [
         stage,
@@ -96,8 +107,13 @@ export class CiStack extends Stack {
           CI_ROLES.deploy(stage),
           subjectFor(trusted, { environment: stage }),
           `cdk deploy of ${stage} from ${trusted}'s GitHub environment ${stage}: assumes the CDK bootstrap roles, nothing else`,
-          // What `cdk deploy --app cdk.out` assumes: publish the assets, read the stack, deploy it.
-          ['deploy', 'file-publishing', 'image-publishing', 'lookup'].map(bootstrapRole),
+          // What `cdk deploy --app cdk.out` assumes: publish the (file) assets, read the stack, deploy it.
+          [
+            new PolicyStatement({
+              actions: ['sts:AssumeRole'],
+              resources: ['deploy', 'file-publishing', 'lookup'].map(bootstrapRole),
+            }),
+          ],
         ),
       ]),
     );

@@ -19,7 +19,7 @@ export const REPOSITORY_PLACEHOLDER = '_unset_/_unset_';
 
 /** The roles the workflows assume, by fixed name: the workflows build their ARNs from the account id. */
 export const CI_ROLES = {
-  /** Pull requests: `cdk diff` through the bootstrap lookup role (read only). */
+  /** Pull requests: `cdk diff`, reading the PetStore stacks' templates only. */
   diff: 'PetStore-ci-diff',
   deploy: (stage: DeployedStage) => `PetStore-ci-deploy-${stage}`,
 } as const;
