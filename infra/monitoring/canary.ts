@@ -145,7 +145,9 @@ export class SmokeCanary extends Construct {
           tryBundle: (outputDir) => {
             buildSync({
               entryPoints: [`${REPOSITORY_ROOT}${CANARY_ENTRY}`],
-              outfile: `${outputDir}/index.js`,
+              // Where Synthetics' Node.js runtimes load the handler's file from (docs: "Packaging your
+              // Node.js canary files"; elsewhere: "Cannot find module '/opt/nodejs/node_modules/index'").
+              outfile: `${outputDir}/nodejs/node_modules/index.js`,
               bundle: true,
               platform: 'node',
               format: 'cjs',

@@ -51,13 +51,14 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
     });
   });
 
-  it('bundles tools/smoke/canary.ts as the handler the runtime loads', () => {
+  it('bundles tools/smoke/canary.ts as the handler the runtime loads: nodejs/node_modules/index.js', () => {
     const [, canary] = only(app.template(stage), 'AWS::Synthetics::Canary');
     const bundle = join(
       app.dir,
       `asset.${(canary.Properties!.Code.S3Key as string).replace(/\.zip$/, '')}`,
-      'index.js',
+      'nodejs/node_modules/index.js',
     );
+    expect(canary.Properties!.Code.Handler).toBe('index.handler');
     const loaded = createRequire(import.meta.url)(bundle) as { handler?: unknown };
     expect(typeof loaded.handler).toBe('function');
   });
