@@ -24,9 +24,10 @@ import {
   PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS,
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** What an attempt brings to the record (an id for a new animal) and what the record gives back. */
 export interface Reservation {
@@ -36,7 +37,8 @@ export interface Reservation {
   taken?: { petId: number; resumed: boolean };
 }
 
-const { statusAttr, expiryAttr, inProgressExpiryAttr, validationKeyAttr } = PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS;
+const { statusAttr, expiryAttr, inProgressExpiryAttr, dataAttr, validationKeyAttr } =
+  PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS;
 const KEY_ATTRIBUTE = 'id';
 const PET_ID_ATTRIBUTE = 'petId';
 const names = {
@@ -47,6 +49,17 @@ const names = {
   '#validation': validationKeyAttr,
   '#petId': PET_ID_ATTRIBUTE,
 };
+
+/** A stored record as Powertools reads one (its `_getRecord`), from the item a failed write returned. */
+const recordOf = (item: Record<string, unknown>): IdempotencyRecord =>
+  new IdempotencyRecord({
+    idempotencyKey: item[KEY_ATTRIBUTE] as string,
+    status: item[statusAttr] as (typeof IdempotencyRecordStatus)[keyof typeof IdempotencyRecordStatus],
+    expiryTimestamp: item[expiryAttr] as number,
+    inProgressExpiryTimestamp: item[inProgressExpiryAttr] as number | undefined,
+    responseData: item[dataAttr] as JSONValue,
+    payloadHash: item[validationKeyAttr] as string | undefined,
+  });
 
 /** The attempt whose record is being saved: Powertools hands `_putRecord` the record only. */
 const attempts = new AsyncLocalStorage<Reservation>();
@@ -80,6 +93,7 @@ export class ReservingPersistenceLayer extends DynamoDBPersistenceLayer {
     const petId = await reservation.newId();
     for (let tries = 0; tries < 3; tries++) {
       const now = Date.now();
+      let returned: IdempotencyRecord | undefined;
       try {
         const { Attributes } = await this.#client.send(
           new UpdateCommand({
@@ -102,6 +116,9 @@ export class ReservingPersistenceLayer extends DynamoDBPersistenceLayer {
               ':now': now / 1000,
             },
             ReturnValues: 'ALL_NEW',
+            // The record that stood in the way comes back with the refusal (as Powertools' own
+            // put asks): a replay, 409 or 422 costs this one request, not a read after it.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
         const taken = Attributes?.[PET_ID_ATTRIBUTE] as number;
@@ -109,10 +126,12 @@ export class ReservingPersistenceLayer extends DynamoDBPersistenceLayer {
         return;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        returned = error.Item && recordOf(unmarshall(error.Item));
       }
+      // The embedded DynamoDB returns no item with the refusal: read the record then.
       let existing: IdempotencyRecord;
       try {
-        existing = await this._getRecord(record.idempotencyKey);
+        existing = returned ?? (await this._getRecord(record.idempotencyKey));
       } catch (error) {
         if (error instanceof IdempotencyItemNotFoundError) continue; // released and gone meanwhile
         throw error;
