@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLING_BANNER } from '../infra/constructs/api-function.ts';
 import { startLocalStage } from '../infra/local/stage.ts';
+import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
 import { route } from '../shared/api/routes.ts';
 import { startDynamoDBProxy } from '../tools/harness/dynamodb-proxy.ts';
 import { httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
@@ -21,7 +22,7 @@ const stage = await startLocalStage({
   port: 0,
   host: '127.0.0.1',
   dataDir: join(work, 'data'),
-  authorizerCacheTtlSeconds: 300,
+  authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
   throttle: { rate: 1e9, burst: 1e9 },
   logLevel: 'SILENT',
 });

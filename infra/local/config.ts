@@ -5,13 +5,13 @@ import { KEY_PATTERN } from '../../shared/domain/api-keys.ts';
 import type { KeyLimits } from '../stages.ts';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../stages.ts';
 
-/** Where `npm start` listens unless PORT and HOST say otherwise (the OpenAPI document names it too). */
 /**
  * Per attempt; with the deployed attempts and back-off, a call still ends inside the
  * functions' timeout (test/unit/dynamodb-budget.test.ts).
  */
 export const LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS = 2500;
 
+/** Where `npm start` listens unless PORT and HOST say otherwise (the OpenAPI document names it too). */
 export const LOCAL_DEFAULTS = { port: 3000, host: '127.0.0.1' } as const;
 
 /**

@@ -71,7 +71,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
         return;
       }
       annotateTrace(invocation, { operation: AUTHORIZER_OPERATION });
-      await logFault(invocation, 'authorizer fault', error, {});
+      logFault(invocation, 'authorizer fault', error, {});
       logAuthorizerSummary(
         invocation,
         { outcome: 'error', latencyMs, methodArn: event.methodArn },

@@ -134,7 +134,6 @@ const parseJson = (text: string, wellFormed: { value: boolean }): unknown => {
   });
 };
 
-/** An `application/json` body (UTF-8, as JSON is) holding a JSON object, validated by `schema`. */
 /** A request body as parsed JSON (`json`, what an Idempotency-Key is bound to) and as validated (`data`). */
 interface ParsedBody<T> {
   readonly json: unknown;

@@ -109,13 +109,13 @@ const errorHandler = (): HttpMiddleware => ({
     const error = asHttpError(request.error) ?? request.error;
     if (error instanceof HttpError) {
       // The stack (and the cause's) goes to the log only; the body names the requestId to find it.
-      if (error.status >= 500) await logFault(invocationOf(request), error.message, error, ids);
+      if (error.status >= 500) logFault(invocationOf(request), error.message, error, ids);
       const body: ErrorBody = { code: error.code, message: error.message, status: error.status, requestId };
       if (error.details) body.details = error.details;
       request.response = json(error.status, body, error.headers);
       return;
     }
-    await logFault(invocationOf(request), 'unhandled error', error, ids);
+    logFault(invocationOf(request), 'unhandled error', error, ids);
     const body: ErrorBody = { code: 'INTERNAL_ERROR', message: FIXED_MESSAGES.INTERNAL_ERROR, status: 500, requestId };
     request.response = json(500, body);
   },

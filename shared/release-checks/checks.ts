@@ -2,8 +2,8 @@
 // pre-traffic hook (functions/pre-traffic-hook.ts) runs these checks against the version a
 // deploy published, by invoking it directly with the events API Gateway would send, and
 // `npm test` runs the very same checks against the local handlers (test/integration/
-// release-checks.test.ts). They write nothing, so they run in production as they run anywhere:
-// no animal is created, no key is issued. Imports shared/api and shared/lambda's event builder.
+// release-checks.test.ts). They create nothing, so they run in production as they run anywhere:
+// no animal, no key; the one write is the authorizer recording when the probe key was last used. Imports shared/api and shared/lambda's event builder.
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -128,7 +128,7 @@ const refused = async (target: CheckTarget, event: APIGatewayTokenAuthorizerEven
   return [answer.kind === 'allowed' ? 'let the caller in' : `failed instead of refusing: ${answer.message}`];
 };
 
-/** Each function's checks, in the order they run. Read-only: nothing here writes to a table. */
+/** Each function's checks, in the order they run. They create nothing (the probe key's last use aside). */
 export const releaseChecks: Readonly<
   Record<CheckedFunction, (target: CheckTarget, context: CheckContext) => Promise<CheckResult[]>>
 > = {
