@@ -207,11 +207,6 @@ export interface operations {
                      */
                     "x-amzn-RequestId"?: string;
                     /**
-                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
-                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
-                    /**
                      * @description Seconds to wait before retrying.
                      * @example 1
                      */
@@ -379,11 +374,6 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
-                    /**
-                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
-                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -479,11 +469,6 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
-                    /**
-                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
-                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
                     /**
                      * @description Seconds to wait before retrying.
                      * @example 1
@@ -702,11 +687,6 @@ export interface operations {
                      * @example c0ffee00-1d2e-4f5a-8b9c-0123456789ab
                      */
                     "x-amzn-RequestId"?: string;
-                    /**
-                     * @description draft-ietf-httpapi-ratelimit-headers: the caller's key's limits, one quota policy each, `q` requests per `w` seconds: `burst` (at once), `steady` (every second after), `daily` (per UTC day, when the key has a quota).
-                     * @example "burst";q=100;w=1, "steady";q=50;w=1, "daily";q=2000000;w=86400
-                     */
-                    "RateLimit-Policy"?: string;
                     /**
                      * @description Seconds to wait before retrying.
                      * @example 1

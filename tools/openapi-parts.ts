@@ -58,7 +58,7 @@ export const rateLimitHeader = {
   ),
 };
 /** An error response: the code it carries leads its description, so the reference shows it at a glance. */
-const error = (
+export const error = (
   code: ErrorCode,
   description: string,
   examples: Record<string, Example>,
@@ -68,7 +68,7 @@ const error = (
   headers: { ...requestIdHeader, ...headers },
   content: { 'application/json': { schema: ref('Error'), examples } },
 });
-/** A 4xx a function (or, for 403 and 429, the gateway on the key's behalf) answers: it names the key's limits. */
+/** A 4xx a function answers: it names the key's limits (the gateway's own 403 and 429 cannot). */
 export const keyedError = (
   code: ErrorCode,
   description: string,
@@ -89,7 +89,7 @@ export const commonErrors = {
       enum: ['Bearer'],
     }),
   }),
-  '429': keyedError(
+  '429': error(
     'TOO_MANY_REQUESTS',
     'The key’s own rate, burst or daily quota, or the stage’s throttling limit, was exceeded.',
     errorExamples.tooManyRequests,

@@ -19,6 +19,7 @@ import { guide } from './openapi-guide.ts';
 import {
   commonErrors,
   deprecationHeaders,
+  error,
   header,
   keyedError,
   LINK_SCHEMA,
@@ -108,7 +109,7 @@ const operations: Record<OperationId, object> = {
         'The body is not a JSON object, misses required fields, has unknown fields or invalid values.',
         errorExamples.createPetBadRequest,
       ),
-      '403': keyedError(
+      '403': error(
         'FORBIDDEN',
         "The key's scope does not allow this operation: a `read` key may call the GET operations only.",
         errorExamples.forbidden,

@@ -130,22 +130,16 @@ export class Api extends Construct {
     // After the routes: every other path and method is a 404, whatever its Authorization header.
     addNotFoundRoutes(this.restApi.root, gatewayErrorTemplate(NOT_FOUND_RESPONSE));
 
-    for (const [type, { status, headers, authorizerHeaders }] of Object.entries(gatewayResponses)) {
+    for (const [type, { status, headers }] of Object.entries(gatewayResponses)) {
       this.restApi.addGatewayResponse(type, {
         type: ResponseType.of(type),
         statusCode: String(status),
-        responseHeaders: {
-          ...Object.fromEntries(
-            Object.entries({ 'Content-Type': 'application/json', ...headers }).map(([name, value]) => [
-              name,
-              literal(value),
-            ]),
-          ),
-          // A context variable: the value the authorizer returned for this request's key.
-          ...Object.fromEntries(
-            Object.entries(authorizerHeaders ?? {}).map(([name, key]) => [name, `context.authorizer.${key}`]),
-          ),
-        },
+        responseHeaders: Object.fromEntries(
+          Object.entries({ 'Content-Type': 'application/json', ...headers }).map(([name, value]) => [
+            name,
+            literal(value),
+          ]),
+        ),
         templates: { 'application/json': gatewayErrorTemplate(type as GatewayResponseType) },
       });
     }

@@ -47,12 +47,9 @@ export interface GatewayOptions {
 
 class GatewayError extends Error {
   readonly type: GatewayResponseType;
-  /** The authorizer's context, once it has run: gateway responses may name its values. */
-  readonly authorizerContext: Record<string, unknown> | undefined;
-  constructor(type: GatewayResponseType, message: string, authorizerContext?: Record<string, unknown>) {
+  constructor(type: GatewayResponseType, message: string) {
     super(message);
     this.type = type;
-    this.authorizerContext = authorizerContext;
   }
 }
 
@@ -84,7 +81,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     }
     // As API Gateway does, a cached policy is evaluated against every new method ARN.
     if (!allows(policy, methodArn))
-      throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource', policy.context ?? {});
+      throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
     return {
       principalId: policy.principalId,
       context: (policy.context ?? {}) as CallerIdentity['context'],
@@ -115,7 +112,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const identity = await authorize(token, methodArn);
     log.keyId = identity.principalId;
     const refusal = keyLimiter.take(identity.usageKey);
-    if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal], identity.context);
+    if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
 
     const event = proxyEvent(clientRequest(req, url, body), match, {
       accountId: ACCOUNT,
@@ -165,11 +162,10 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         const type: GatewayResponseType = error instanceof GatewayError ? error.type : 'DEFAULT_5XX';
         const message = error instanceof GatewayError ? error.message : 'Internal server error';
         log.errorResponseType = type;
-        const { status, headers, authorizerHeaders } = gatewayResponses[type];
-        const context = error instanceof GatewayError ? error.authorizerContext : undefined;
+        const { status, headers } = gatewayResponses[type];
         return {
           statusCode: status,
-          headers: { 'Content-Type': 'application/json', ...headers, ...fromContext(authorizerHeaders, context) },
+          headers: { 'Content-Type': 'application/json', ...headers },
           body: JSON.stringify(gatewayErrorBody(type, requestId, message)),
         };
       })
@@ -183,14 +179,6 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       });
   };
 };
-
-/** As API Gateway maps `context.authorizer.<key>` into a header: only the values the authorizer gave. */
-const fromContext = (names: Readonly<Record<string, string>> | undefined, context?: Record<string, unknown>) =>
-  Object.fromEntries(
-    Object.entries(names ?? {}).flatMap(([name, key]) =>
-      context?.[key] === undefined ? [] : [[name, String(context[key])]],
-    ),
-  );
 
 /** The request ended without its whole body: the client left, or its framing was malformed. */
 class RequestAbandoned extends Error {}

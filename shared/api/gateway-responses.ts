@@ -33,32 +33,18 @@ export interface GatewayResponse {
   /** Fixed text; undefined means API Gateway's own `$context.error.messageString`. */
   readonly message?: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /**
-   * Headers whose value the authorizer handed over in its context, by context key: filled
-   * when the authorizer has run for the request, absent when it has not.
-   */
-  readonly authorizerHeaders?: Readonly<Record<string, string>>;
 }
 
 /** The answer for `code` as ERRORS states it, with this response's own message or headers where it has them. */
-const respond = (
-  code: ErrorCode,
-  own: Pick<GatewayResponse, 'message' | 'headers' | 'authorizerHeaders'> = {},
-): GatewayResponse => ({
+const respond = (code: ErrorCode, own: Pick<GatewayResponse, 'message' | 'headers'> = {}): GatewayResponse => ({
   code,
   ...(ERRORS[code] satisfies ErrorShape),
   ...own,
 });
 
-/** The key's limits, as the functions' answers carry them (the authorizer's `rateLimitPolicy`). */
-const rateLimitPolicy = { 'RateLimit-Policy': 'rateLimitPolicy' };
-
 const unauthorized = respond('UNAUTHORIZED');
 const notFound = respond('NOT_FOUND', { message: 'No such operation' });
-const throttled = respond('TOO_MANY_REQUESTS', {
-  message: 'Too many requests; retry later',
-  authorizerHeaders: rateLimitPolicy,
-});
+const throttled = respond('TOO_MANY_REQUESTS', { message: 'Too many requests; retry later' });
 /**
  * A key's daily quota (its usage plan) is used up until 00:00 UTC. A gateway response
  * header is a fixed literal and cannot count down to midnight: long enough that a client
@@ -68,10 +54,14 @@ const QUOTA_RETRY_AFTER_SECONDS = 60 * 60;
 const quotaExceeded = respond('TOO_MANY_REQUESTS', {
   message: "This key's daily request quota is used up; it starts over at 00:00 UTC",
   headers: { 'Retry-After': String(QUOTA_RETRY_AFTER_SECONDS) },
-  authorizerHeaders: rateLimitPolicy,
 });
-/** A valid key whose scope does not allow the operation: the authorizer's policy denies it. */
-const forbidden = respond('FORBIDDEN', { authorizerHeaders: rateLimitPolicy });
+/**
+ * A valid key whose scope does not allow the operation: the authorizer's policy denies it.
+ * No RateLimit-Policy here, nor on the 429s: a gateway response's headers are literals or the
+ * request's own parameters (AWS's x-amazon-apigateway-gateway-responses.responseParameters),
+ * not the authorizer's context.
+ */
+const forbidden = respond('FORBIDDEN');
 const unavailable = respond('SERVICE_UNAVAILABLE');
 const timeout = respond('GATEWAY_TIMEOUT');
 const badGateway = respond('BAD_GATEWAY');
