@@ -1,8 +1,8 @@
 // `npm run dev` serves a saved change within about a second, keeping the data, the key and
 // the embedded DynamoDB running, and a request sent during the reload waits for the new
 // code rather than failing, however the save is written (renamed over the file too), and a
-// revoked key is refused on connections the replaced code still holds. The test edits a copy of the repository, never the one other
-// tests run from.
+// revoked key is refused on connections the replaced code still holds. The test edits a copy
+// of the repository, never the one other tests run from.
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
