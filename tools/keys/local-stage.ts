@@ -66,9 +66,15 @@ const localKeys = (url: string): KeysRepository => {
   return createKeysRepository(createDocumentClient(), keysTable.name);
 };
 
-/** The local stage's limits per key: the server's own variables (README), as this shell has them. */
-export const localKeyLimits = async (): Promise<KeyLimits> => {
+/** The server's own variables (README), as this shell has them. */
+const localConfig = (): Config => {
   const parsed = Config.safeParse(process.env);
   if (!parsed.success) return fail(parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; '));
-  return keyLimitsOf(parsed.data);
+  return parsed.data;
 };
+
+/** The local stage's limits per key. */
+export const localKeyLimits = async (): Promise<KeyLimits> => keyLimitsOf(localConfig());
+
+/** The local stage's authorizer cache TTL, in seconds. */
+export const localAuthorizerCacheTtl = (): number => localConfig().PETSTORE_AUTHORIZER_CACHE_TTL;
