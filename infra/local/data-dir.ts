@@ -81,13 +81,17 @@ export class DataDirUnsafeError extends Error {}
  */
 const guard = (dir: string, path: string, uid: number | undefined): void => {
   const stat = lstatSync(path);
-  const unsafe = (why: string) =>
+  const unsafe = (why: string, remedy = '') =>
     new DataDirUnsafeError(
-      `refusing the data directory ${dir}: ${path} ${why}, who could have planted its secrets; give PETSTORE_DATA_DIR a directory of your own`,
+      `refusing the data directory ${dir}: ${path} ${why}, who could have planted its secrets; ${remedy}give PETSTORE_DATA_DIR a directory of your own`,
     );
   if (uid !== undefined && stat.uid !== uid) throw unsafe(`belongs to another user (uid ${stat.uid})`);
   if (stat.isSymbolicLink()) return; // its mode is not its own; what it points at is not ours to change
-  if (stat.mode & 0o022) throw unsafe(`is writable by other users (mode ${(stat.mode & 0o777).toString(8)})`);
+  if (stat.mode & 0o022)
+    throw unsafe(
+      `is writable by other users (mode ${(stat.mode & 0o777).toString(8)})`,
+      `if all in it is yours, chmod -R go-w ${dir}; else `,
+    );
   if (stat.mode & 0o077) chmodSync(path, stat.mode & 0o700);
   if (stat.isDirectory()) for (const name of readdirSync(path)) guard(dir, join(path, name), uid);
 };
