@@ -15,5 +15,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: two files at a time keeps servers from starving each other.
     maxWorkers: 2,
+    // CDK's "Bundling asset …" lines, and only those, are not printed (the file says why).
+    setupFiles: ['test/support/quiet-bundling.ts'],
   },
 });

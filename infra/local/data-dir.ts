@@ -4,10 +4,10 @@
 // the credential kept beside it: embedded-dynamodb.ts).
 //
 // The data is its user's alone (docs/api.md): the directory is 0700 and everything in
-// it 0600, what was there before included.
+// it 0600, what was there before included; one another user owns or may write is refused.
 
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export interface LockInfo {
@@ -69,27 +69,52 @@ export interface DataDirLock {
   abandon(): void;
 }
 
-/** Takes away group's and others' bits from `path` and, for a directory, from everything in it. */
-const tighten = (path: string): void => {
+/** A data directory someone else could have written: its secrets would be theirs. */
+export class DataDirUnsafeError extends Error {}
+
+/**
+ * Refuses `path` (and, for a directory, everything in it) when it is another user's or
+ * writable by others, as OpenSSH refuses such a key file: anyone may make a directory in
+ * the system's temporary directory first, with a cursor secret, a DynamoDB credential and a
+ * development key of their choosing. What is only readable by others is tightened (data
+ * directories from before were 0755 with 0644 files).
+ */
+const guard = (dir: string, path: string, uid: number | undefined): void => {
   const stat = lstatSync(path);
+  const unsafe = (why: string, remedy = '') =>
+    new DataDirUnsafeError(
+      `refusing the data directory ${dir}: ${path} ${why}, who could have planted its secrets; ${remedy}give PETSTORE_DATA_DIR a directory of your own`,
+    );
+  if (uid !== undefined && stat.uid !== uid) throw unsafe(`belongs to another user (uid ${stat.uid})`);
   if (stat.isSymbolicLink()) return; // its mode is not its own; what it points at is not ours to change
+  if (stat.mode & 0o022)
+    throw unsafe(
+      `is writable by other users (mode ${(stat.mode & 0o777).toString(8)})`,
+      `if all in it is yours, chmod -R go-w ${dir}; else `,
+    );
   if (stat.mode & 0o077) chmodSync(path, stat.mode & 0o700);
-  if (stat.isDirectory()) for (const name of readdirSync(path)) tighten(join(path, name));
+  if (stat.isDirectory()) for (const name of readdirSync(path)) guard(dir, join(path, name), uid);
+};
+
+/** Throws DataDirUnsafeError (guard) when `dataDir` exists and is not its user's alone: before anything in it is read. */
+export const refuseUnsafeDataDir = (dataDir: string): void => {
+  const dir = resolve(dataDir);
+  if (existsSync(dir)) guard(dir, dir, process.getuid?.());
 };
 
 /**
- * Makes `dir` its user's alone: what exists is tightened (data directories from before
- * were 0755 with 0644 files), and this process's umask keeps what it creates from now on
- * so, LevelDB's files included, which the store creates with the umask's mode.
+ * Makes `dir` its user's alone, or throws DataDirUnsafeError (guard): what exists is checked
+ * and tightened, and this process's umask keeps what it creates from now on so, LevelDB's
+ * files included, which the store creates with the umask's mode.
  */
 const keepPrivate = (dir: string): string | undefined => {
   process.umask(0o077);
   const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
-  tighten(dir);
+  guard(dir, dir, process.getuid?.());
   return created;
 };
 
-/** Takes `dir` for this process, or throws DataDirInUseError naming its live owner. */
+/** Takes `dir` for this process, or throws DataDirInUseError naming its live owner (DataDirUnsafeError: guard). */
 export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirLock => {
   const dir = resolve(dataDir);
   const created = keepPrivate(dir); // the first directory made, when `dir` or its parents were new

@@ -8,9 +8,10 @@
 // for the new code instead of failing. A warm spare generation is always waiting (the
 // packages the code imports, imported), so a reload costs only the project's own modules.
 import { type ChildProcess, fork } from 'node:child_process';
-import { type FSWatcher, watch } from 'node:fs';
+import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { resolve } from 'node:path';
+import { watch } from 'chokidar';
 import { lockDataDir } from './data-dir.ts';
 import type { FromGeneration, ToGeneration } from './dev-generation.ts';
 import { startManagementEndpoint } from './management.ts';
@@ -159,8 +160,9 @@ api.on('connection', (socket: Socket) => {
 });
 
 const management = await startManagementEndpoint(lock!.dir, {
+  // Every generation that answers: the draining ones too, which still hold kept-alive connections.
   flushAuthorizerCache: () => {
-    for (const generation of [serving, loading]) generation?.send({ type: 'flush' });
+    for (const generation of [serving, loading, ...draining]) generation?.send({ type: 'flush' });
   },
 });
 lock!.update({ dynamodbAddress: data!.dynamodb.address, managementEndpoint: management.endpoint });
@@ -176,19 +178,25 @@ const announceOnce = () => {
   );
 };
 
-reload('');
+// chokidar rather than fs.watch: Node's recursive watch on Linux watches each file, and a save
+// that renames a new file over the old one (editors' safe write, sed -i, git checkout) left the
+// new file unwatched, so only the first such save reloaded. chokidar watches the directories.
 let settle: NodeJS.Timeout | undefined;
-const watchers: FSWatcher[] = WATCHED.map((dir) =>
-  watch(dir, { recursive: true }, (_event, file) => {
-    if (!file || !SOURCE.test(file)) return;
-    clearTimeout(settle);
-    settle = setTimeout(() => reload(`${dir}/${file}`), SETTLE_MS);
-  }),
-);
+const watcher = watch(WATCHED, {
+  ignoreInitial: true,
+  ignored: (path, stats) => stats?.isFile() === true && !SOURCE.test(path),
+});
+watcher.on('all', (_event, file) => {
+  if (!SOURCE.test(file)) return;
+  clearTimeout(settle);
+  settle = setTimeout(() => reload(file), SETTLE_MS);
+});
+await once(watcher, 'ready'); // a change saved once the address is printed is seen
+reload('');
 
 stopOnSignals(async () => {
   stopping = true;
-  for (const watcher of watchers) watcher.close();
+  await watcher.close();
   api.close();
   for (const socket of waiting.splice(0)) socket.destroy();
   const children = [serving, loading, spare, ...draining].filter((g): g is Generation => g !== undefined);

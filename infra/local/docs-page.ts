@@ -31,6 +31,7 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+// Without JavaScript, the page points to the document itself (<noscript>).
 // Redoc's standalone bundle turns every <redoc> element into the reference (its attributes are its options).
 const page = `<!doctype html>
 <html lang="en">
@@ -42,6 +43,8 @@ const page = `<!doctype html>
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>
+<noscript><p>The reference is drawn by JavaScript, which is off. The document it is drawn from, OpenAPI 3:
+<a href="${DOCUMENT_PATH}">${DOCUMENT_PATH}</a>.</p></noscript>
 <redoc spec-url="${DOCUMENT_PATH}" required-props-first="true" expand-responses="200,201" json-sample-expand-level="all"></redoc>
 <script src="${BUNDLE_PATH}"></script>
 </body>

@@ -2,9 +2,11 @@
 // (usageIdentifierKey); each key has its own token bucket and, when set, a daily quota
 // that starts over at 00:00 UTC, as a usage plan's DAY quota does. A key over either
 // gets the THROTTLED or QUOTA_EXCEEDED response; a caller without an API key, API
-// Gateway's INVALID_API_KEY (every method requires one).
+// Gateway's INVALID_API_KEY (every method requires one). The day's counts are kept with the
+// data (key-usage.ts), as the usage plan's are kept by API Gateway: a restart does not reset them.
 import type { GatewayResponseType } from '../../shared/api/gateway-responses.ts';
 import type { KeyLimits } from '../stages.ts';
+import { keyUsage, utcDay } from './key-usage.ts';
 import { createThrottle, type Throttle } from './throttle.ts';
 
 type KeyRefusal = Extract<GatewayResponseType, 'INVALID_API_KEY' | 'THROTTLED' | 'QUOTA_EXCEEDED'>;
@@ -21,25 +23,30 @@ export const KEY_REFUSAL_MESSAGES: Readonly<Record<KeyRefusal, string>> = {
   QUOTA_EXCEEDED: 'Limit Exceeded',
 };
 
-const DAY_MS = 86_400_000;
+/** The usage plan's limits, and where the day's counts are kept (key-usage.ts): none, in memory. */
+export interface LocalKeyLimits extends KeyLimits {
+  usageFile?: string | undefined;
+}
 
 /** Without `limits`, every key may do anything, but must still have an API key. */
-export const createKeyLimiter = (limits: KeyLimits | undefined, now: () => number = Date.now): KeyLimiter => {
+export const createKeyLimiter = (limits: LocalKeyLimits | undefined, now: () => number = Date.now): KeyLimiter => {
   const keys = new Map<string, { bucket: Throttle; day: number; used: number }>();
+  const usage = keyUsage(limits?.usageFile);
   return {
     take(usageKey) {
       if (!usageKey) return 'INVALID_API_KEY';
       if (!limits) return undefined;
       let key = keys.get(usageKey);
       if (!key) {
-        key = { bucket: createThrottle(limits.rateLimit, limits.burstLimit), day: 0, used: 0 };
+        key = { bucket: createThrottle(limits.rateLimit, limits.burstLimit), day: -1, used: 0 };
         keys.set(usageKey, key);
       }
-      const today = Math.floor(now() / DAY_MS);
-      if (key.day !== today) Object.assign(key, { day: today, used: 0 });
+      const today = utcDay(now());
+      if (key.day !== today) Object.assign(key, { day: today, used: usage.saved(usageKey, today) });
       if (limits.quotaPerDay !== undefined && key.used >= limits.quotaPerDay) return 'QUOTA_EXCEEDED';
       if (!key.bucket.tryTake()) return 'THROTTLED';
       key.used += 1;
+      usage.count(usageKey, today);
       return undefined;
     },
   };

@@ -61,19 +61,31 @@ export const printBanner = (
   );
 };
 
-/** Runs `close` once on SIGINT or SIGTERM, then exits 0. */
+/**
+ * Runs `close` once on SIGINT or SIGTERM, then exits 0. A terminal's Ctrl+C signals the whole
+ * process group and npm forwards it again, so a second signal is expected during a stop and
+ * must not cut it short; a third is someone insisting: exit at once, saying what that leaves.
+ */
 export const stopOnSignals = (close: () => Promise<void>): void => {
-  let stopping = false;
+  let signals = 0;
   const stop = async () => {
-    if (stopping) return;
-    stopping = true;
     console.log('stopping: finishing requests in flight');
     await close();
     console.log('stopped');
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals === 1) void stop();
+    else if (signals > 2) {
+      console.error(
+        `stopped at once (${signal} a third time): requests in flight were cut; the next start takes over the data directory and repairs what they left`,
+      );
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   // Under `npm start`, the script `exec`s node, so this process is npm's own child and gets the
   // SIGINT and SIGTERM npm forwards to it (a process manager may signal npm only; through a shell
   // in between, SIGINT never arrived and the server ran on). Should npm go away without
@@ -81,7 +93,10 @@ export const stopOnSignals = (close: () => Promise<void>): void => {
   if (process.env.npm_lifecycle_event) {
     const parent = process.ppid;
     setInterval(() => {
-      if (process.ppid !== parent) void stop();
+      if (process.ppid !== parent && signals === 0) {
+        signals = 1;
+        void stop();
+      }
     }, 250).unref();
   }
 };

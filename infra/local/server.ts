@@ -11,6 +11,6 @@ try {
 } catch (error) {
   fail(`cannot start: ${(error as Error).message}`);
 }
-printBanner(stage!, 'Stop with Ctrl+C.');
-
+// Before the banner: a signal sent as soon as it is read finds the handlers in place.
 stopOnSignals(() => stage.close());
+printBanner(stage!, 'Stop with Ctrl+C.');

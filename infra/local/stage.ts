@@ -1,8 +1,10 @@
 // Stage `local`: the embedded DynamoDB, the functions loaded as Lambda would load
 // them, and the emulated API Gateway in front. `npm start` (server.ts) runs one;
 // benchmarks start one in-process.
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
+import { join, resolve } from 'node:path';
 import { API_VERSION_PATH, AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 import type { KeyRecord } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
@@ -19,6 +21,8 @@ import { type EmbeddedDynamoDB, ensureTables, startEmbeddedDynamoDB } from './em
 import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
 import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
+import type { LocalKeyLimits } from './key-limits.ts';
+import { KEY_USAGE_FILE } from './key-usage.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
 import { type ManagementEndpoint, startManagementEndpoint } from './management.ts';
 
@@ -59,7 +63,13 @@ export interface LocalStage {
 /** What the gateway side needs of the options (the dev server's generations take the same). */
 export type GatewaySettings = Pick<
   LocalStageOptions,
-  'authorizerCacheTtlSeconds' | 'throttle' | 'functionConcurrency' | 'pipelineDepth' | 'keyLimits' | 'accessLog'
+  | 'dataDir'
+  | 'authorizerCacheTtlSeconds'
+  | 'throttle'
+  | 'functionConcurrency'
+  | 'pipelineDepth'
+  | 'keyLimits'
+  | 'accessLog'
 >;
 
 export interface StageServer {
@@ -84,6 +94,11 @@ export const createStageServer = async (options: GatewaySettings): Promise<Stage
       ]),
     ),
   ) as GatewayOptions['functions'];
+  // The day's counts are kept with the data, as a deployed usage plan's outlive a deployment.
+  const keyLimits: LocalKeyLimits | undefined = options.keyLimits && {
+    ...options.keyLimits,
+    usageFile: join(resolve(options.dataDir), KEY_USAGE_FILE),
+  };
   const authorizerCache: GatewayOptions['authorizerCache'] = createAuthorizerCache(options.authorizerCacheTtlSeconds);
   const gateway = createGateway({
     stage: STAGE,
@@ -91,7 +106,7 @@ export const createStageServer = async (options: GatewaySettings): Promise<Stage
     authorizer: await loadFunction(`petstore-${STAGE}-authorizer`, AUTHORIZER_ENTRY, functionConcurrency),
     authorizerCache,
     throttle: options.throttle,
-    keyLimits: options.keyLimits,
+    keyLimits,
     accessLog: options.accessLog ?? (() => undefined),
   });
   // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway

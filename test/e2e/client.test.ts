@@ -1,6 +1,7 @@
 // The typed client (client/) against the local stage: the three operations, paging by
 // the Link header, a safe retry with Idempotency-Key, and Error bodies, each typed by the
 // generated schema.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
@@ -121,5 +122,22 @@ describe('the typed client', () => {
     );
     expect(thrown).toBeInstanceOf(PetStoreError);
     expect((thrown as PetStoreError).body).toMatchObject({ code: 'BAD_REQUEST', details: [{ field: 'limit' }] });
+  });
+});
+
+describe("the README's example (client/example.ts)", () => {
+  it('runs against the base URL and key it is given', async () => {
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        ['client/example.ts'],
+        { env: { ...process.env, PETSTORE_BASE_URL: server.baseUrl, PETSTORE_KEY: server.key } },
+        (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^\d+ available$/m); // the animal it created
+    expect(run.stdout).toMatch(/^true true$/m); // the safe retry answered the first 201 again
+    expect(run.stdout).toMatch(/^Rex /m); // getPet, with its Sunset header
   });
 });

@@ -1,8 +1,11 @@
 // `npm run dev` serves a saved change within about a second, keeping the data, the key and
 // the embedded DynamoDB running, and a request sent during the reload waits for the new
-// code rather than failing. The test edits a copy of the repository, never the one other
-// tests run from.
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// code rather than failing, however the save is written (renamed over the file too), and a
+// revoked key is refused on connections the replaced code still holds. The test edits a copy
+// of the repository, never the one other tests run from.
+import { once } from 'node:events';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -89,6 +92,63 @@ test('the key tool works through it: a key it creates is accepted, and refused o
   const revoked = await keyTool(server.dataDir, 'revoke', keyId);
   expect(revoked.code, revoked.stderr).toBe(0);
   expectError(await call(server, '/pets', { authorization: bearer(key) }), 401, 'UNAUTHORIZED', [key]);
+});
+
+/** A kept-alive connection: `send` writes one GET and resolves to the status of its answer. */
+const keptAlive = async (path: string, key: string) => {
+  const url = new URL(`${server.baseUrl}${path}`);
+  const socket = connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  socket.setEncoding('latin1');
+  let received = '';
+  let closed = false;
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('close', () => (closed = true));
+  const answer = () => {
+    const head = /^HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n/.exec(received);
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head?.[0] ?? '')?.[1]);
+    return head && received.length >= head[0].length + length ? { head, length } : undefined;
+  };
+  return {
+    send: async () => {
+      socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+      await expect.poll(() => answer() !== undefined || closed, { timeout: 10_000 }).toBe(true);
+      const got = answer();
+      expect(got, `the connection closed without an answer: ${received}`).toBeDefined();
+      received = received.slice(got!.head[0].length + got!.length);
+      return Number(got!.head[1]);
+    },
+    close: () => socket.destroy(),
+  };
+};
+
+test('a revoked key is refused on a kept-alive connection the code being replaced still holds', async () => {
+  const { key, keyId } = await issueKey(server.dataDir, 'dev keep-alive');
+  const connection = await keptAlive('/pets?limit=1', key);
+  try {
+    expect(await connection.send()).toBe(200); // its authorizer cache now holds the key
+    // A reload: new connections go to the new code, this one stays with the draining one.
+    await saveAndWait(getPet, 'nothing here with id', 'no animal here with id', missing);
+    const revoked = await keyTool(server.dataDir, 'revoke', keyId);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(await connection.send()).toBe(401);
+  } finally {
+    connection.close();
+  }
+});
+
+test('saves made by renaming a new file over the old one (editors, sed -i, git checkout) are all served', async () => {
+  for (const n of [1, 2, 3]) {
+    const source = readFileSync(getPet, 'utf8');
+    const message = /NotFoundError\(`([^$`]*)\$\{petId\}`\)/.exec(source)!;
+    const temporary = join(tree, 'functions', `.get-pet.ts.${n}.tmp`);
+    const saved = performance.now();
+    writeFileSync(temporary, source.replace(message[0], message[0].replace(message[1]!, `renamed save ${n}: `)));
+    renameSync(temporary, getPet);
+    await expect.poll(missing, { timeout: 10_000, interval: 50 }).toMatch(new RegExp(`^renamed save ${n}:`));
+    const ms = performance.now() - saved;
+    expect(ms, `save ${n} served after ${Math.round(ms)} ms`).toBeLessThan(3000);
+  }
 });
 
 test('stops cleanly, freeing the data directory', async () => {

@@ -32,9 +32,12 @@ describe('GET /docs', () => {
     const html = await response.text();
     expect(html).toContain('<redoc spec-url="/docs/openapi.json"');
     expect(html).toContain('<script src="/docs/redoc.standalone.js">');
+    // Without JavaScript (nothing drawn), a pointer to the document, which is served (below).
+    expect(html).toMatch(/<noscript>[\s\S]*<a href="\/docs\/openapi\.json">[\s\S]*<\/noscript>/);
     // Every address on the page is this server's own (the icon is empty: no /favicon.ico request).
     expect([...html.matchAll(/(?:src|href|spec-url)="([^"]*)"/g)].map((m) => m[1])).toEqual([
       'data:,',
+      '/docs/openapi.json',
       '/docs/openapi.json',
       '/docs/redoc.standalone.js',
     ]);

@@ -83,6 +83,39 @@ describe('daily quota', () => {
   });
 });
 
+describe('daily quota across restarts', () => {
+  const dataDir = newDataDir();
+  let server: LocalServer | undefined;
+  afterAll(() => disposeServer(server));
+  const statuses = async (n: number) => {
+    const got: number[] = [];
+    for (let i = 0; i < n; i++) got.push((await call(server!, '/pets?limit=1')).status);
+    return got;
+  };
+
+  // A usage plan's count is API Gateway's, not the deployment's: it carries on through a restart
+  // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-api-usage-plans.html).
+  it('is not reset by a restart, nor by a kill -9 a moment after the requests', async () => {
+    server = await startServer({ PETSTORE_DATA_DIR: dataDir, PETSTORE_KEY_QUOTA: '20' });
+    const first = await statuses(25);
+    expect(first.filter((s) => s === 200)).toHaveLength(20);
+    expect(first.slice(20)).toEqual([429, 429, 429, 429, 429]);
+    expect(await server.stop('SIGTERM')).toBe(0);
+
+    server = await startServer({ PETSTORE_DATA_DIR: dataDir, PETSTORE_KEY_QUOTA: '20' });
+    expect(await statuses(3)).toEqual([429, 429, 429]);
+    await server.stop('SIGKILL');
+
+    // Below the quota, then killed a moment later: what it counted is kept.
+    server = await startServer({ PETSTORE_DATA_DIR: dataDir, PETSTORE_KEY_QUOTA: '30' });
+    expect(await statuses(10)).toEqual(Array(10).fill(200));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await server.stop('SIGKILL');
+    server = await startServer({ PETSTORE_DATA_DIR: dataDir, PETSTORE_KEY_QUOTA: '30' });
+    expect(await statuses(1)).toEqual([429]);
+  }, 90_000);
+});
+
 describe('keys issued before usage plans', () => {
   it('are put in the local usage plan when the server starts, and served', async () => {
     // A data directory holding a key stored as keys were before: no usage identifier.

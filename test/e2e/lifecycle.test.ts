@@ -1,12 +1,12 @@
 // Starting and stopping the local server as people and process managers do: a SIGTERM
 // to `npm start` itself, restarts that keep one development key, and a restart right
-// after `kill -9` whose killed server is still a zombie.
+// after `kill -9` whose killed server is still a zombie, and Ctrl+C, whose SIGINT comes twice.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { newDataDir } from '../../tools/harness/local-server.ts';
+import { type LocalServer, newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
 import { call, disposeServer, keyTool, startServer } from './support.ts';
 
 const dataDirs: string[] = [];
@@ -78,6 +78,63 @@ test.each(['SIGTERM', 'SIGINT'] as const)(
       }
     };
     expect(await waitFor(groupGone, 10_000), `a process of npm start's group still runs:\n${output}`).toBe(true);
+  },
+  60_000,
+);
+
+test.each(['start', 'run dev'])(
+  'Ctrl+C to `npm %s`: SIGINT to the whole group, which npm forwards again, stops it cleanly ("stopped", no owner.lock)',
+  async (command) => {
+    const dir = dataDir();
+    const npm = spawn('npm', [...command.split(' '), '--silent'], {
+      env: {
+        ...process.env,
+        PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
+        PORT: '0',
+        PETSTORE_DATA_DIR: dir,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, as a terminal's foreground job
+    });
+    started.push(npm);
+    let output = '';
+    npm.stdout!.on('data', (chunk) => (output += chunk));
+    npm.stderr!.on('data', (chunk) => (output += chunk));
+    expect(await waitFor(() => /listening at http/.test(output), 60_000), output).toBe(true);
+    const exited = new Promise((done) => npm.once('exit', done));
+    process.kill(-npm.pid!, 'SIGINT'); // what the terminal does: the server gets it, and again from npm
+    await exited;
+    expect(output).toMatch(/^stopped$/m);
+    expect(output).not.toMatch(/stopped at once/);
+    expect(existsSync(join(dir, 'owner.lock')), output).toBe(false);
+  },
+  90_000,
+);
+
+test.each(['infra/local/server.ts', 'infra/local/dev.ts'])(
+  '%s: a second signal during a stop does not cut it short; a third stops at once, saying so',
+  async (entry) => {
+    const start = () => startLocalServer({ PETSTORE_DATA_DIR: dataDir() }, { entry });
+    const second = await start();
+    const exitOf = (server: LocalServer) => new Promise((done) => server.process.once('exit', done));
+    const secondExit = exitOf(second);
+    // A few milliseconds apart, as two processes send them: a signal sent while one is pending is merged with it.
+    const signalTimes = async (server: LocalServer, times: number) => {
+      for (let i = 0; i < times; i++) {
+        server.process.kill('SIGINT');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await signalTimes(second, 2);
+    expect(await secondExit, second.output()).toBe(0);
+    expect(second.output()).toMatch(/^stopped$/m);
+    expect(existsSync(join(second.dataDir, 'owner.lock'))).toBe(false);
+
+    const third = await start();
+    const thirdExit = exitOf(third);
+    await signalTimes(third, 3);
+    expect(await thirdExit).toBe(1);
+    expect(third.output()).toMatch(/stopped at once \(SIGINT a third time\)/);
   },
   60_000,
 );

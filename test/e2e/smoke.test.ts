@@ -2,12 +2,14 @@
 // write mode and read-only, and fails on a stage that breaks any one rule a client relies
 // on, naming that rule and the x-amzn-RequestId of the response that broke it.
 import { execFile } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { type CheckResult, runSmokeChecks } from '../../tools/smoke/checks.ts';
 import type { Rule } from '../../tools/smoke/probe.ts';
 import { type Fault, type FaultyStage, startFaultyStage } from '../support/faulty-stage.ts';
+import { keyTool } from './support.ts';
 
 let server: LocalServer;
 let stage: FaultyStage;
@@ -124,8 +126,8 @@ describe('the smoke suite', () => {
 });
 
 describe('npm run smoke', () => {
-  const run = (args: string[]) =>
-    promisify(execFile)(process.execPath, ['tools/smoke/cli.ts', ...args], { env: { ...process.env } }).then(
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    promisify(execFile)(process.execPath, ['tools/smoke/cli.ts', ...args], { env: { ...process.env, ...env } }).then(
       ({ stdout }) => ({ code: 0, stdout }),
       (error: { code: number; stdout: string; stderr: string }) => ({
         code: error.code,
@@ -156,5 +158,43 @@ describe('npm run smoke', () => {
     expect(code).toBe(2);
     expect(stdout).toContain('production is checked read-only only');
     expect(await run(['--stage', 'production'])).toMatchObject({ code: 2 });
+  });
+  it('takes the key from PETSTORE_SMOKE_KEY with --base-url too, so that it stays off the command line', async () => {
+    stage.fault = undefined;
+    const result = await run(['--base-url', server.baseUrl, '--read-only'], { PETSTORE_SMOKE_KEY: server.key });
+    expect(result.code, result.stdout).toBe(0);
+  });
+
+  it('says once that a base URL lacks /v1, rather than a 404 per check', async () => {
+    const origin = new URL(server.baseUrl).origin;
+    const { code, stdout } = await run(['--base-url', origin, '--read-only'], { PETSTORE_SMOKE_KEY: server.key });
+    expect(code).toBe(2);
+    expect(stdout).toContain(`smoke: ${origin} does not end in /v1`);
+    expect(stdout).not.toMatch(/404|FAIL/);
+  });
+
+  it('says in one line that nothing answers at the address', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve)); // a port nothing listens on
+    const { code, stdout } = await run(['--base-url', `http://127.0.0.1:${port}/v1`, '--read-only'], {
+      PETSTORE_SMOKE_KEY: server.key,
+    });
+    expect(code).toBe(2);
+    expect(stdout.trim()).toBe(
+      `smoke: nothing answers at http://127.0.0.1:${port} (ECONNREFUSED): is the server running there?`,
+    );
+  });
+
+  it('hints at --read-only when a read key runs in write mode', async () => {
+    const created = await keyTool(server.dataDir, 'create', '--label', 'smoke read', '--scope', 'read');
+    const readKey = /\b(pet_[0-9A-Za-z]+)/.exec(created.stdout)![1]!;
+    const write = await run(['--base-url', server.baseUrl], { PETSTORE_SMOKE_KEY: readKey });
+    expect(write.code).toBe(1);
+    expect(write.stdout).toContain('is the key a read key? Check a read key with --read-only.');
+    expect(await run(['--base-url', server.baseUrl, '--read-only'], { PETSTORE_SMOKE_KEY: readKey })).toMatchObject({
+      code: 0,
+    });
   });
 });

@@ -1,13 +1,18 @@
 // The key tool: `npm run keys -- create|list|rotate|revoke|sync … [--stage local|staging|production]`.
 // A key is printed once, at creation, and stored only as its SHA-256 hash. docs/keys.md documents it.
 import { parseArgs } from 'node:util';
-import { DEPLOYED_STAGES, type DeployedStage, type KeyLimits } from '../../infra/stages.ts';
+import {
+  DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
+  DEPLOYED_STAGES,
+  type DeployedStage,
+  type KeyLimits,
+} from '../../infra/stages.ts';
 import { KEY_SCOPES, type KeyScope } from '../../shared/domain/api-keys.ts';
 import { type KeysRepository, RotationRefused } from '../../shared/domain/stores.ts';
 import { deployedKeys, deployedStageFailure } from './deployed-stage.ts';
 import { fail } from './fail.ts';
 import { keyTable, listEntry, parseDuration, parseExpiry } from './format.ts';
-import { localKeyLimits, withLocalKeys } from './local-stage.ts';
+import { localAuthorizerCacheTtl, localKeyLimits, withLocalKeys } from './local-stage.ts';
 
 const USAGE = `Usage: npm run keys -- <command> [options] [--stage local|staging|production]
 
@@ -17,8 +22,9 @@ Commands:
         (every operation; the default). --expires: a date (2027-03-01, 00:00 UTC), a
         date-time (2027-03-01T12:00:00Z) or a duration from now (90d, 12h, 30m, 2w).
   list [--json]
-        Every key: id, label, scope, state (active, expired, revoked), created, expires,
-        last use (to within 5 minutes), rotation links and limits. Never the keys.
+        Every key: id, label, scope, state (active, expired, revoked; an expired key whose
+        cached answer may still let it in says until when), created, expires, last use (to
+        within 5 minutes), rotation links and limits. Never the keys.
   rotate <keyId> [--overlap <duration>] [--expires <when>]
         Issue a key with the same label, scope and limits and print it, once; the old
         key keeps working for the overlap (default 24h), then expires.
@@ -82,7 +88,8 @@ const run = async (
       const all = await keys.list();
       // One usage plan per stage: every key has the same limits, each on its own.
       const stageLimits = all.length ? await limits() : undefined;
-      const entries = all.map((record) => listEntry(record, stageLimits!));
+      const cacheTtl = stage === 'local' ? localAuthorizerCacheTtl() : DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS;
+      const entries = all.map((record) => listEntry(record, stageLimits!, cacheTtl));
       if (args.json) return console.log(JSON.stringify(entries, null, 2));
       if (!entries.length) return console.log(`No keys on stage ${stage}.`);
       return console.log(keyTable(entries));

@@ -39,8 +39,19 @@ export type KeyState = 'active' | 'expired' | 'revoked';
 export const stateOf = (record: KeyRecord, now = Date.now()): KeyState =>
   record.revokedAt !== undefined ? 'revoked' : isExpired(record.expiresAt, now) ? 'expired' : 'active';
 
+/**
+ * When an expired key may still be accepted: its answer cached before it expired lasts the
+ * authorizer cache's TTL (docs/keys.md, "The cache window"). Null once that has passed, or for
+ * a key not expired (or revoked: a revoke flushes the cache).
+ */
+const acceptedUntil = (record: KeyRecord, state: KeyState, cacheTtlSeconds: number, now: number): string | null => {
+  if (state !== 'expired' || !record.expiresAt) return null;
+  const until = Date.parse(record.expiresAt) + cacheTtlSeconds * 1000;
+  return until > now ? new Date(until).toISOString() : null;
+};
+
 /** A key as `list --json` prints it: every field present, the scope of a key from before scopes included. */
-export const listEntry = (record: KeyRecord, limits: KeyLimits, now = Date.now()) => {
+export const listEntry = (record: KeyRecord, limits: KeyLimits, cacheTtlSeconds: number, now = Date.now()) => {
   const state = stateOf(record, now);
   return {
     keyId: record.keyId,
@@ -49,6 +60,8 @@ export const listEntry = (record: KeyRecord, limits: KeyLimits, now = Date.now()
     state,
     createdAt: record.createdAt,
     expiresAt: record.expiresAt ?? null,
+    /** Expired, but a cached answer may still accept it until then. */
+    mayBeAcceptedUntil: acceptedUntil(record, state, cacheTtlSeconds, now),
     revokedAt: record.revokedAt ?? null,
     lastUsedAt: record.lastUsedAt ?? null,
     rotatedFrom: record.rotatedFrom ?? null,
@@ -67,7 +80,11 @@ export const keyTable = (entries: ReturnType<typeof listEntry>[]): string => {
     e.keyId,
     e.label,
     e.scope,
-    e.state === 'revoked' ? `revoked ${minute(e.revokedAt)}` : e.state,
+    e.state === 'revoked'
+      ? `revoked ${minute(e.revokedAt)}`
+      : e.mayBeAcceptedUntil
+        ? `expired (cached: may be accepted until ${minute(e.mayBeAcceptedUntil)})`
+        : e.state,
     minute(e.createdAt),
     minute(e.expiresAt),
     e.lastUsedAt ? minute(e.lastUsedAt) : 'never',

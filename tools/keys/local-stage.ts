@@ -3,7 +3,13 @@
 // at a time: two LevelDB writers would corrupt it).
 
 import { Config, keyLimitsOf } from '../../infra/local/config.ts';
-import { DataDirInUseError, lockDataDir, readOwner } from '../../infra/local/data-dir.ts';
+import {
+  DataDirInUseError,
+  DataDirUnsafeError,
+  lockDataDir,
+  readOwner,
+  refuseUnsafeDataDir,
+} from '../../infra/local/data-dir.ts';
 import { ensureTables, runningDynamoDB, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
 import { flushAuthorizerCache } from '../../infra/local/management.ts';
@@ -19,6 +25,11 @@ export /** Runs `work` against the local stage's keys, through the running serve
 const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Promise<T> => {
   // Empty means unset: resolving "" would take the current directory as the data directory.
   const dataDir = process.env.PETSTORE_DATA_DIR || '.data';
+  try {
+    refuseUnsafeDataDir(dataDir); // before its lock file or the embedded DynamoDB's credential is read
+  } catch (error) {
+    return fail((error as Error).message);
+  }
   const owner = readOwner(dataDir);
   if (owner?.owner === 'server') {
     const dynamodb = runningDynamoDB(dataDir);
@@ -36,7 +47,8 @@ const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Pro
   try {
     lock = lockDataDir(dataDir, 'key tool');
   } catch (error) {
-    return fail(error instanceof DataDirInUseError ? error.message : String(error));
+    const known = error instanceof DataDirInUseError || error instanceof DataDirUnsafeError;
+    return fail(known ? error.message : String(error));
   }
   const dynamodb = await startEmbeddedDynamoDB(lock!.dir);
   try {
@@ -54,9 +66,15 @@ const localKeys = (url: string): KeysRepository => {
   return createKeysRepository(createDocumentClient(), keysTable.name);
 };
 
-/** The local stage's limits per key: the server's own variables (README), as this shell has them. */
-export const localKeyLimits = async (): Promise<KeyLimits> => {
+/** The server's own variables (README), as this shell has them. */
+const localConfig = (): Config => {
   const parsed = Config.safeParse(process.env);
   if (!parsed.success) return fail(parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; '));
-  return keyLimitsOf(parsed.data);
+  return parsed.data;
 };
+
+/** The local stage's limits per key. */
+export const localKeyLimits = async (): Promise<KeyLimits> => keyLimitsOf(localConfig());
+
+/** The local stage's authorizer cache TTL, in seconds. */
+export const localAuthorizerCacheTtl = (): number => localConfig().PETSTORE_AUTHORIZER_CACHE_TTL;
