@@ -50,13 +50,13 @@ export const closeAfterAnswer = (res: ServerResponse): void => {
   res.shouldKeepAlive = false; // Connection: close; Node then calls destroySoon once the answer is written
   const socket = res.socket as Socket | null;
   if (!socket) return;
+  // A body nobody read: Node would read the rest and drop it (IncomingMessage#_dump) before
+  // closing, at the client's pace. Taken as read, only what fits the stream's buffer is.
+  if (res.req.readableFlowing === null) res.req.read(0);
   socket.destroySoon = function (this: Socket) {
     this.end();
-    this.removeAllListeners('data'); // the HTTP parser's: nothing more of this connection is a request
-    this.on('data', () => undefined);
-    this.once('end', () => this.destroy());
+    this.pause();
     setTimeout(() => this.destroy(), LINGER_MS).unref();
-    this.resume();
   };
 };
 

@@ -142,7 +142,8 @@ describe('an endless chunked body', () => {
   test('with a key: 413 once it passes 16 KiB, not read to a timeout', async () => {
     const started = Date.now();
     const { text } = await send(postHead('chunked', withKey()), Number.POSITIVE_INFINITY, { chunked: true });
-    expectError(finalResponse(text), 413, 'PAYLOAD_TOO_LARGE');
+    // The function's own 413, as a deployed stage answers a keyed body over 16 KiB.
+    expect(expectError(finalResponse(text), 413, 'PAYLOAD_TOO_LARGE').message).toMatch(/16384 bytes/);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
