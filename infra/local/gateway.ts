@@ -68,7 +68,7 @@ class GatewayError extends Error {
 
 const EXPECT_DETAIL = 'may only be 100-continue';
 /** `GET /` is where a newcomer starts: the 404 says where the API and its reference are. */
-const ROOT_MESSAGE = 'No such operation: the API is under /v1 (e.g. GET /v1/pets); its reference is at /docs';
+const ROOT_MESSAGE = 'No such operation: the API is under /v1, and its reference at /docs';
 
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCache, accessLog } = options;
