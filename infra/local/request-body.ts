@@ -63,10 +63,10 @@ export const closeAfterAnswer = (res: ServerResponse): void => {
 let inFlight = 0;
 const waiting: Array<() => void> = [];
 
-/** Waits until `bytes` fit in the budget of all bodies being read; resolves to its release. */
-const reserve = async (bytes: number): Promise<() => void> => {
-  while (inFlight + bytes > BODIES_IN_FLIGHT_BYTES && inFlight > 0)
-    await new Promise<void>((resolve) => waiting.push(resolve));
+const fits = (bytes: number) => inFlight + bytes <= BODIES_IN_FLIGHT_BYTES || inFlight === 0;
+
+/** Takes `bytes` of the budget of all bodies being read (call when they fit); returns its release. */
+const reserve = (bytes: number): (() => void) => {
   inFlight += bytes;
   let released = false;
   return () => {
@@ -85,8 +85,11 @@ const reserve = async (bytes: number): Promise<() => void> => {
 export const readBody = async (req: IncomingMessage, res: ServerResponse): Promise<Buffer> => {
   const length = declaredLength(req);
   if (req.headers['transfer-encoding'] === undefined && !length) return Buffer.alloc(0);
-  const release = await reserve(Math.min(length ?? Number.POSITIVE_INFINITY, MAX_BODY_BYTES + 1));
-  res.once('close', release);
+  const bytes = Math.min(length ?? Number.POSITIVE_INFINITY, MAX_BODY_BYTES + 1);
+  // Waits only when the budget is spent: the usual request takes its share without a turn of the loop.
+  while (!fits(bytes)) await new Promise<void>((resolve) => waiting.push(resolve));
+  if (res.closed) throw new RequestAbandoned(); // the client left while it waited: its 'close' is past
+  res.once('close', reserve(bytes));
   if (req.headers.expect !== undefined && !req.complete) res.writeContinue();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
