@@ -19,6 +19,8 @@ interface Connection {
   /** Waiting their turn: requests (`req`), and answers that come from no request. */
   waiting: Array<{ req?: IncomingMessage; run: () => void }>;
   paused: boolean;
+  /** An answer closed the connection: what the client sent after it is not run. */
+  closed: boolean;
   /** The request being answered, and the last one Node handed over. */
   current?: IncomingMessage | undefined;
   latest?: IncomingMessage | undefined;
@@ -49,7 +51,7 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
   const connectionOf = (socket: Duplex): Connection => {
     let connection = connections.get(socket);
     if (!connection) {
-      connection = { busy: false, waiting: [], paused: false };
+      connection = { busy: false, waiting: [], paused: false, closed: false };
       connections.set(socket, connection);
     }
     return connection;
@@ -76,8 +78,9 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
     });
 
   const startNext = (socket: Duplex, connection: Connection) => {
-    // The client left: nobody would get the answers of the requests still waiting.
-    if (socket.destroyed) connection.waiting.length = 0;
+    // The client left, or the last answer closed the connection: nobody would get the answers
+    // of the requests still waiting, so none runs (a create whose answer is lost is a duplicate when retried).
+    if (socket.destroyed || connection.closed) connection.waiting.length = 0;
     const next = connection.waiting.shift();
     connection.busy = next !== undefined;
     connection.current = next?.req;
@@ -98,15 +101,17 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
     } as ServerResponse['writeHead'];
   };
 
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     const connection = connectionOf(socket);
+    if (connection.closed) return;
     connection.latest = req;
     const start = () => {
       let done = false;
       const finished = () => {
         if (done) return;
         done = true;
+        if (!res.shouldKeepAlive) connection.closed = true;
         startNext(socket, connection);
       };
       // 'finish': the answer is with the connection; 'close': the client left before it.
@@ -126,7 +131,13 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
       connection.paused = true;
       socket.pause();
     }
-  });
+  };
+  server.on('request', onRequest);
+  // A request that expects 100-continue: the listener sends it only when it reads the body, so
+  // a request refused from its headers alone is answered before the client sends its body; one
+  // with another expectation gets the listener's Error body instead of Node's bare 417.
+  server.on('checkContinue', onRequest);
+  server.on('checkExpectation', onRequest);
 
   return {
     afterAnswers(socket, answer) {

@@ -13,6 +13,7 @@ import type {
 } from 'aws-lambda';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { isBinaryMediaType, type OperationId, resourcePath } from '../../shared/api/routes.ts';
+import type { ErrorBody } from '../../shared/api/schemas.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import { type CallerIdentity, type ClientRequest, proxyEvent } from '../../shared/lambda/proxy-event.ts';
 import type { AccessLogLine } from '../access-log.ts';
@@ -23,11 +24,17 @@ import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
+import {
+  closeAfterAnswer,
+  closesConnection,
+  declaresMoreThanPayloadLimit,
+  hasUnknownExpectation,
+  RequestAbandoned,
+  readBody,
+} from './request-body.ts';
 import { matchRoute } from './route-matcher.ts';
 import { createThrottle } from './throttle.ts';
 
-/** API Gateway's own payload limit; the functions enforce the API's smaller one. */
-const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const ACCOUNT = '000000000000';
 const API_ID = 'local';
 const authorizationFormat = new RegExp(AUTHORIZATION_PATTERN);
@@ -47,11 +54,21 @@ export interface GatewayOptions {
 
 class GatewayError extends Error {
   readonly type: GatewayResponseType;
-  constructor(type: GatewayResponseType, message: string) {
+  /** Said in place of the response's fixed text. */
+  readonly own: boolean;
+  /** A 400's offending field (the contract's `details`). */
+  readonly detail: { field: string; message: string } | undefined;
+  constructor(type: GatewayResponseType, message: string, own = false, detail?: GatewayError['detail']) {
     super(message);
     this.type = type;
+    this.own = own;
+    this.detail = detail;
   }
 }
+
+const EXPECT_DETAIL = 'may only be 100-continue';
+/** `GET /` is where a newcomer starts: the 404 says where the API and its reference are. */
+const ROOT_MESSAGE = 'No such operation: the API is under /v1, and its reference at /docs';
 
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCache, accessLog } = options;
@@ -91,6 +108,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
 
   const handle = async (
     req: IncomingMessage,
+    res: ServerResponse,
     requestId: string,
     log: AccessLogLine,
   ): Promise<APIGatewayProxyResult> => {
@@ -98,9 +116,20 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     // (resolving it threw on `//%zz`: a 500). Other targets (`*`, absolute-form) match no route.
     const url = new URL(`http://localhost${req.url?.startsWith('/') ? req.url : '/'}`);
     const method = req.method ?? 'GET';
-    const body = await readBody(req);
+    // Everything up to the function's call is decided from the headers: a body is read only
+    // for a request the function gets (request-body.ts). Node would answer an expectation it
+    // cannot meet with a bare 417: the Error body's 400 instead, whatever the route.
+    if (hasUnknownExpectation(req))
+      throw new GatewayError('DEFAULT_4XX', `Expect ${EXPECT_DETAIL}`, true, {
+        field: 'Expect',
+        message: EXPECT_DETAIL,
+      });
+    if (declaresMoreThanPayloadLimit(req)) throw new GatewayError('REQUEST_TOO_LARGE', 'Request Too Long');
     const match = matchRoute(method, url.pathname);
-    if (!match) throw new GatewayError('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+    if (!match) {
+      if (url.pathname === '/') throw new GatewayError('MISSING_AUTHENTICATION_TOKEN', ROOT_MESSAGE, true);
+      throw new GatewayError('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+    }
     log.resourcePath = resourcePath(match.route);
     if (!throttle.tryTake()) throw new GatewayError('THROTTLED', 'Too Many Requests');
 
@@ -113,6 +142,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     log.keyId = identity.principalId;
     const refusal = keyLimiter.take(identity.usageKey);
     if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
+    const body = await readBody(req, res);
 
     const event = proxyEvent(clientRequest(req, url, body), match, {
       accountId: ACCOUNT,
@@ -154,7 +184,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       integrationLatency: null,
       errorResponseType: null,
     };
-    handle(req, requestId, log)
+    handle(req, res, requestId, log)
       .catch((error: unknown) => {
         // The client left, or sent a body Node could not parse (answerClientError answers that):
         // nobody waits for this answer, so there is none, and no access log line.
@@ -163,10 +193,13 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         const message = error instanceof GatewayError ? error.message : 'Internal server error';
         log.errorResponseType = type;
         const { status, headers } = gatewayResponses[type];
+        const body: ErrorBody = gatewayErrorBody(type, requestId, message);
+        if (error instanceof GatewayError && error.own) body.message = message;
+        if (error instanceof GatewayError && error.detail) body.details = [error.detail];
         return {
           statusCode: status,
           headers: { 'Content-Type': 'application/json', ...headers },
-          body: JSON.stringify(gatewayErrorBody(type, requestId, message)),
+          body: JSON.stringify(body),
         };
       })
       .then((result) => {
@@ -179,29 +212,6 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       });
   };
 };
-
-/** The request ended without its whole body: the client left, or its framing was malformed. */
-class RequestAbandoned extends Error {}
-
-/** Reads the whole body, keeping at most API Gateway's payload limit of it. */
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_PAYLOAD_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () =>
-      size > MAX_PAYLOAD_BYTES
-        ? reject(new GatewayError('REQUEST_TOO_LARGE', 'Request Too Long'))
-        : resolve(Buffer.concat(chunks)),
-    );
-    req.on('error', () => reject(new RequestAbandoned()));
-    req.on('close', () => {
-      if (!req.complete) reject(new RequestAbandoned());
-    });
-  });
 
 /** The request as API Gateway reads it: rawHeaders keep the client's spelling of names. */
 const clientRequest = (req: IncomingMessage, url: URL, body: Buffer): ClientRequest => {
@@ -230,6 +240,9 @@ const writeResult = (res: ServerResponse, requestId: string, result: APIGatewayP
   // Buffer makes a second chunk and a writev, which cost 4 times as much per response here.
   const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
   headers['Content-Length'] = String(Buffer.byteLength(body));
+  // What is left of a body nobody will read is not read: the answer closes the connection
+  // (Connection: close), as RFC 9112 §9.6 lets a server do, and requests after it go unanswered.
+  if (closesConnection(res.req)) closeAfterAnswer(res);
   res.writeHead(result.statusCode, headers);
   res.end(body);
 };

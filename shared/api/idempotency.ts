@@ -18,7 +18,8 @@ const KEY_MESSAGE = 'must be 1 to 255 visible ASCII characters, given once';
 export const IdempotencyKey = z
   .pipe(
     z.pipe(
-      z.string(),
+      // Its one non-string input: the header sent twice (idempotencyKeyOf passes null then).
+      z.string({ error: 'must be sent once' }),
       z.transform((value: string) =>
         value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value,
       ),

@@ -24,6 +24,9 @@ export const isBinaryMediaType = (contentType: string | undefined): boolean => {
   );
 };
 
+/** The largest request body any route accepts (the functions answer 413 past it). */
+export const MAX_BODY_BYTES = 16 * 1024;
+
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 
 export interface Route {

@@ -16,7 +16,7 @@ import {
   PayloadTooLargeError,
   UnauthorizedError,
 } from '../api/errors.ts';
-import { type Deprecation, type OperationId, route } from '../api/routes.ts';
+import { type Deprecation, MAX_BODY_BYTES, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
 import {
@@ -39,7 +39,8 @@ type HttpRequest = Request<Event, Result, Error, Context, Record<string, unknown
 type HttpMiddleware = MiddlewareObj<Event, Result, Error, Context, Record<string, unknown>>;
 export type HttpHandler = (event: Event, context: Context) => Promise<Result>;
 
-export const MAX_BODY_BYTES = 16 * 1024;
+// The largest body a route accepts: its one home is the route table, which the local gateway reads too.
+export { MAX_BODY_BYTES };
 
 /** The caller's key id, which the authorizer put in principalId. Never the key. */
 export const keyIdOf = (event: Event): string | undefined => event.requestContext.authorizer?.principalId ?? undefined;
