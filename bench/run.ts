@@ -16,11 +16,11 @@
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
 // animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (6; parts 3 and 4 at most 3),
 // BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
-// server there), BENCH_BEFORE=dir (another checkout of this repository, an earlier commit's
-// worktree with its node_modules: its `npm start` as a third side of part 1); HANDLER_* as
-// for `npm run bench:handlers`.
+// server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
+// worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
+// by its directory); HANDLER_* as for `npm run bench:handlers`.
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { httpClient, inParallel, type RequestSpec } from '../tools/harness/http-client.ts';
 import { type HandlerOptions, measureHandlers } from './support/handler-bench.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
@@ -34,7 +34,8 @@ const SMALL_TABLE = 1_000;
 const LARGE_TABLE = quick ? 10_000 : 100_000;
 const KEYS = 8;
 const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,scaling,shards').split(','));
-const before = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined;
+/** Other checkouts to set beside this one in part 1, each named by its directory. */
+const others = (process.env.BENCH_BEFORE?.split(',') ?? []).filter(Boolean).map((dir) => resolve(dir));
 const load = {
   connections: 16,
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
@@ -79,20 +80,19 @@ const side = (name: string, server: BenchServer, request: (i: number) => Request
 const keysOf = async (server: UserServer) => [server.key, ...(await server.keys(KEYS - 1))];
 
 const measureServer = async () => {
-  const servers = await Promise.all([
+  const [bare, user, ...earlier] = await Promise.all([
     startBareServer(),
     startUserServer(),
-    ...(before ? [startUserServer({}, before)] : []),
+    ...others.map((dir) => startUserServer({}, dir)),
   ]);
-  const [bare, user, earlier] = servers as [BenchServer, UserServer, UserServer | undefined];
+  const servers = [bare, user, ...earlier];
   try {
     await Promise.all(servers.map((s) => seedPets(s.dynamodbEndpoint, 0, SMALL_TABLE)));
-    const keys = await keysOf(user);
-    const earlierKeys = earlier && (await keysOf(earlier));
+    const keys = await Promise.all([user, ...earlier].map(keysOf));
     const sides = (request: (i: number) => RequestSpec) => [
       side('bare', bare, request),
-      side('npm start', user, request, keys),
-      ...(earlier ? [side('before', earlier, request, earlierKeys)] : []),
+      side('npm start', user, request, keys[0]),
+      ...earlier.map((server, i) => side(basename(others[i]!), server, request, keys[i + 1])),
     ];
     const routes: Array<[string, (i: number) => RequestSpec]> = [
       ['getPet', getSeeded],
@@ -112,7 +112,7 @@ const measureServer = async () => {
     const rssAfterMB = Math.round((await user.probe.memory(false)).rss / 2 ** 20);
     return { comparisons, rssAfterMB };
   } finally {
-    await Promise.all(servers.map((s) => s?.stop()));
+    await Promise.all(servers.map((s) => s.stop()));
   }
 };
 
