@@ -14,7 +14,7 @@
 // 4. The filtered listing with PETSTORE_INDEX_SHARDS=4 beside 1: two `npm start` servers
 //    holding the same 1,000 animals, created through the API.
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
-// animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (6; parts 3 and 4 at most 3),
+// animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; parts 3 and 4 at most 3),
 // BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
 // server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
 // worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
@@ -39,8 +39,8 @@ const others = (process.env.BENCH_BEFORE?.split(',') ?? []).filter(Boolean).map(
 const load = {
   connections: 16,
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
-  roundSeconds: Number(process.env.BENCH_ROUND_SECONDS ?? (quick ? 0.5 : 6)),
-  warmupSeconds: quick ? 0.3 : 1,
+  roundSeconds: Number(process.env.BENCH_ROUND_SECONDS ?? (quick ? 0.5 : 8)),
+  warmupSeconds: quick ? 0.3 : 2,
 };
 // p50s settle sooner; a longer warm-up, as both servers start cold.
 const listingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.roundSeconds, 3), warmupSeconds: 1.5 };

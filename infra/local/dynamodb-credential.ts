@@ -8,8 +8,8 @@
 // info, `http://local:<secret>@127.0.0.1:<port>`, as a database URL carries its
 // password; localClientConfig and functionEnvironment split it for the SDK.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 
 /** The access key id of every local credential; the secret is what is checked. */
 export const LOCAL_ACCESS_KEY_ID = 'local';
@@ -112,14 +112,17 @@ export const requireCredential = (server: Server, secretAccessKey: string): void
     req.once('end', () => {
       const body = Buffer.concat(chunks);
       if (!signedWith(req, body, secretAccessKey)) return refuse(res);
-      // dynalite reads the body from the request's events: hand it the same request again.
-      const replay = Object.assign(Readable.from(body.length ? [body] : []), {
+      // dynalite reads the body from the request's 'data' and 'end' events only: hand it the
+      // same request again as those two events (a Readable stream per request cost more).
+      const replay = Object.assign(new EventEmitter(), {
         headers: req.headers,
         method: req.method,
         url: req.url,
         socket: req.socket,
       });
       store(replay as unknown as IncomingMessage, res);
+      if (body.length) replay.emit('data', body);
+      replay.emit('end');
     });
   });
 };
