@@ -61,7 +61,7 @@ export interface SideFigures {
   failed: number;
 }
 
-export type Ratios = Record<'rps' | 'p50' | 'p99' | 'cpu', Spread>;
+type Ratios = Record<'rps' | 'p50' | 'p99' | 'cpu', Spread>;
 
 export interface Comparison {
   name: string;
