@@ -1,39 +1,49 @@
-// `npm run bench`: three parts, each side by side in one run, then every figure against its
-// target. Prints tables and writes bench/results.json. Figures: docs/performance.md.
+// `npm run bench`: each part side by side in one run, then every figure against its target.
+// Prints tables and writes bench/results.json. Figures: docs/performance.md.
 // 1. `npm start`'s server, exactly as a user starts it (its defaults, no setting of ours),
-//    against a bare server that makes the same DynamoDB call and nothing else, each its own
-//    process on its own embedded DynamoDB holding 1,000 animals: 16 connections per route,
-//    then getPet on one; req/s, p50, p99 and CPU per request, and DynamoDB requests per API
+//    against a bare server that makes the same DynamoDB call and nothing else (its create a
+//    conditional put, every write synced, as durable as ours), each its own process on its
+//    own embedded DynamoDB holding 1,000 animals: 16 connections over 8 keys per route, then
+//    getPet on one; req/s, p50, p99, CPU per request, the server process's RSS under load and
+//    after, every answer's status (a 429 or 415 fails the run), and DynamoDB requests per API
 //    request counted on the wire (key lookups included).
-// 2. Each Lambda handler alone, warm, against the floor (`npm run bench:handlers`).
+// 2. Each Lambda handler alone, warm, tracing off, against the floor (`npm run bench:handlers`
+//    measures tracing and staging's settings too).
 // 3. The filtered listing, first page and a page from the middle, over 1,000 and 100,000
 //    animals: two `npm start` servers side by side.
+// 4. The filtered listing with PETSTORE_INDEX_SHARDS=4 beside 1: two `npm start` servers
+//    holding the same 1,000 animals, created through the API.
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
-// animals for 100,000), BENCH_ROUNDS (9), BENCH_ROUND_SECONDS (1.2), BENCH_PARTS
-// (server,handlers,scaling), BENCH_CPU_PROF=dir (a V8 CPU profile of each server there);
-// HANDLER_* as for `npm run bench:handlers`.
+// animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; parts 3 and 4 at most 3),
+// BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
+// server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
+// worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
+// by its directory); HANDLER_* as for `npm run bench:handlers`.
 import { writeFileSync } from 'node:fs';
-import type { RequestSpec } from '../tools/harness/http-client.ts';
+import { basename, resolve } from 'node:path';
+import { httpClient, inParallel, type RequestSpec } from '../tools/harness/http-client.ts';
 import { type HandlerOptions, measureHandlers } from './support/handler-bench.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { report } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
-import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
-import { compare, type Side } from './support/side-by-side.ts';
+import { type BenchServer, startBareServer, startUserServer, type UserServer } from './support/servers.ts';
+import { type Comparison, compare, type Side } from './support/side-by-side.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
 const LARGE_TABLE = quick ? 10_000 : 100_000;
-const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,scaling').split(','));
-// Many short rounds: a burst from another process spoils one or two of them, not the median.
+const KEYS = 8;
+const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,scaling,shards').split(','));
+/** Other checkouts to set beside this one in part 1, each named by its directory. */
+const others = (process.env.BENCH_BEFORE?.split(',') ?? []).filter(Boolean).map((dir) => resolve(dir));
 const load = {
   connections: 16,
-  rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 9)),
-  roundSeconds: Number(process.env.BENCH_ROUND_SECONDS ?? (quick ? 0.5 : 1.2)),
-  warmupSeconds: quick ? 0.3 : 0.5,
+  rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3)),
+  roundSeconds: Number(process.env.BENCH_ROUND_SECONDS ?? (quick ? 0.5 : 8)),
+  warmupSeconds: quick ? 0.3 : 2,
 };
 // p50s settle sooner; a longer warm-up, as both servers start cold.
-const scalingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.roundSeconds, 1), warmupSeconds: 1.5 };
+const listingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.roundSeconds, 3), warmupSeconds: 1.5 };
 const handlerOptions: HandlerOptions | undefined = quick
   ? { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }
   : undefined;
@@ -59,39 +69,55 @@ const withKey =
     const spec = request(i);
     return { ...spec, headers: { Authorization: `Bearer ${keys[i % keys.length]}`, ...spec.headers } };
   };
+/** A server's side: through `keys` when it takes any (the bare server takes none). */
+const side = (name: string, server: BenchServer, request: (i: number) => RequestSpec, keys?: string[]): Side => ({
+  name,
+  server,
+  request: keys ? withKey(keys, request) : request,
+  expectedStatus: request(0).method === 'POST' ? 201 : 200,
+});
+/** Several keys, as many clients: each key has its own limit (PETSTORE_KEY_RATE, 1,000/s by default). */
+const keysOf = async (server: UserServer) => [server.key, ...(await server.keys(KEYS - 1))];
 
 const measureServer = async () => {
-  const [server, bare] = await Promise.all([startUserServer(), startBareServer()]);
+  const [bare, user, ...earlier] = await Promise.all([
+    startBareServer(),
+    startUserServer(),
+    ...others.map((dir) => startUserServer({}, dir)),
+  ]);
+  const servers = [bare, user, ...earlier];
   try {
-    await Promise.all([server, bare].map((s) => seedPets(s.dynamodbEndpoint, 0, SMALL_TABLE)));
-    // A key per connection, as many clients: each key has its own limit (PETSTORE_KEY_RATE,
-    // 1,000/s by default), which one key for all the load could reach on a quiet machine.
-    const keys = [server.key, ...(await server.keys(load.connections - 1))];
-    const sides = (request: (i: number) => RequestSpec, expectedStatus = 200): [Side, Side] => [
-      { server: bare, request, expectedStatus },
-      { server, request: withKey(keys, request), expectedStatus },
+    await Promise.all(servers.map((s) => seedPets(s.dynamodbEndpoint, 0, SMALL_TABLE)));
+    const keys = await Promise.all([user, ...earlier].map(keysOf));
+    const sides = (request: (i: number) => RequestSpec) => [
+      side('bare', bare, request),
+      side('npm start', user, request, keys[0]),
+      ...earlier.map((server, i) => side(basename(others[i]!), server, request, keys[i + 1])),
     ];
-    const routes: Array<[string, (i: number) => RequestSpec, number]> = [
-      ['getPet', getSeeded, 200],
-      ['listPets', get('/pets?limit=20'), 200],
-      ['listPets status=sold', get('/pets?status=sold&limit=20'), 200],
-      ['createPet', create, 201], // last: creates grow the table
+    const routes: Array<[string, (i: number) => RequestSpec]> = [
+      ['getPet', getSeeded],
+      ['listPets', get('/pets?limit=20')],
+      ['listPets status=sold', get('/pets?status=sold&limit=20')],
+      ['createPet', create], // last: creates grow the table
     ];
-    const comparisons = [];
-    for (const [name, request, status] of routes) {
-      log(`measuring ${name}, ${load.connections} connections`);
-      comparisons.push(await compare(name, ...sides(request, status), load));
+    const comparisons: Comparison[] = [];
+    for (const [name, request] of routes) {
+      log(`measuring ${name}, ${load.connections} connections over ${KEYS} keys`);
+      comparisons.push(await compare(name, sides(request), load));
     }
     log('measuring getPet, one connection');
-    comparisons.push(await compare('getPet', ...sides(getSeeded), { ...load, connections: 1 }));
-    return comparisons;
+    comparisons.push(await compare('getPet', sides(getSeeded), { ...load, connections: 1 }));
+    // After the load: what the server holds once idle for a moment, without a forced GC.
+    await new Promise((done) => setTimeout(done, 2000));
+    const rssAfterMB = Math.round((await user.probe.memory(false)).rss / 2 ** 20);
+    return { comparisons, rssAfterMB };
   } finally {
-    await Promise.all([server.stop(), bare.stop()]);
+    await Promise.all(servers.map((s) => s.stop()));
   }
 };
 
 /** A cursor to the page that starts about halfway through the available animals. */
-const middleCursor = async (server: BenchServer & { key: string }, animals: number): Promise<string> => {
+const middleCursor = async (server: UserServer, animals: number): Promise<string> => {
   let url = `${server.baseUrl}/pets?status=available&limit=100`;
   for (let page = 0; page < Math.floor(animals / 3 / 2 / 100); page++) {
     const response = await fetch(url, { headers: { Authorization: `Bearer ${server.key}` } });
@@ -107,21 +133,19 @@ const measureScaling = async () => {
     await seedPets(small.dynamodbEndpoint, 0, SMALL_TABLE);
     const seedingMs = await seedPets(large.dynamodbEndpoint, 0, LARGE_TABLE);
     log(`seeded ${LARGE_TABLE} animals in ${Math.round(seedingMs)} ms`);
-    const comparisons = [];
+    const comparisons: Comparison[] = [];
     for (const page of ['first', 'middle'] as const) {
-      const side = async (server: typeof small, animals: number): Promise<Side> => {
+      const listing = async (server: UserServer, animals: number) => {
         const cursor = page === 'middle' ? `&cursor=${await middleCursor(server, animals)}` : '';
-        return {
-          server,
-          request: withKey([server.key], get(`/pets?status=available&limit=20${cursor}`)),
-          expectedStatus: 200,
-        };
+        return get(`/pets?status=available&limit=20${cursor}`);
       };
       const name = `listPets status, ${page} page`;
       log(`measuring ${name}, ${SMALL_TABLE} against ${LARGE_TABLE} animals`);
-      comparisons.push(
-        await compare(name, await side(small, SMALL_TABLE), await side(large, LARGE_TABLE), scalingLoad),
-      );
+      const sides = [
+        side('small', small, await listing(small, SMALL_TABLE), [small.key]),
+        side('large', large, await listing(large, LARGE_TABLE), [large.key]),
+      ];
+      comparisons.push(await compare(name, sides, listingLoad));
     }
     return { animals: [SMALL_TABLE, LARGE_TABLE], seedingMs: Math.round(seedingMs), comparisons };
   } finally {
@@ -129,10 +153,51 @@ const measureScaling = async () => {
   }
 };
 
+/** Creates `count` animals through the API: the index attributes are the server's own, whatever its shards. */
+const createThroughApi = async (server: UserServer, count: number) => {
+  const client = httpClient(server.baseUrl, 8);
+  try {
+    await inParallel(count, 8, async (i) => {
+      const spec = withKey([server.key], create)(i);
+      const answer = await client.send({
+        ...spec,
+        body: JSON.stringify({ ...JSON.parse(String(spec.body)), status: ['available', 'pending', 'sold'][i % 3] }),
+      });
+      if (answer.status !== 201) throw new Error(`seeding through the API: ${answer.status} ${answer.body}`);
+    });
+  } finally {
+    client.close();
+  }
+};
+
+const measureShards = async () => {
+  const servers = await Promise.all([startUserServer(), startUserServer({ PETSTORE_INDEX_SHARDS: '4' })]);
+  try {
+    await Promise.all(servers.map((server) => createThroughApi(server, SMALL_TABLE)));
+    const comparisons: Comparison[] = [];
+    for (const status of ['sold', 'available']) {
+      const name = `listPets status=${status}, shards`;
+      log(`measuring ${name}: PETSTORE_INDEX_SHARDS=4 against 1`);
+      const request = get(`/pets?status=${status}&limit=20`);
+      const sides = [
+        side('shards=1', servers[0], request, [servers[0].key]),
+        side('shards=4', servers[1], request, [servers[1].key]),
+      ];
+      comparisons.push(await compare(name, sides, listingLoad));
+    }
+    return comparisons;
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+};
+
 const server = parts.has('server') ? await measureServer() : undefined;
-const handlers = parts.has('handlers') ? await measureHandlers(handlerOptions, undefined, log) : undefined;
+const handlers = parts.has('handlers')
+  ? await measureHandlers(handlerOptions, undefined, log, ['production'], ['off'])
+  : undefined;
 const scaling = parts.has('scaling') ? await measureScaling() : undefined;
-const results = report({ machine, quick, load, scalingLoad, server, handlers, scaling });
+const shards = parts.has('shards') ? await measureShards() : undefined;
+const results = report({ machine, quick, load, listingLoad, server, handlers, scaling, shards });
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-log('done; wrote bench/results.json');
-if (results.failedRequests > 0) process.exitCode = 1;
+log(`done in ${Math.round((performance.now() - started) / 1000)} s; wrote bench/results.json`);
+if (!results.passed) process.exitCode = 1;

@@ -1,5 +1,6 @@
 // The bare one-call server that `npm run bench` sets beside `npm start`: for each route the
-// one DynamoDB call the service makes (shared/dynamodb/pets-repository.ts), written out,
+// one DynamoDB call the service makes (shared/dynamodb/pets-repository.ts), written out (the
+// create a conditional put with the service's condition, every write synced as ours are),
 // through a DocumentClient with the SDK's defaults, on an embedded DynamoDB of its own with
 // its data on disk, as the local stage's is; no gateway, auth, validation, ids or logs.
 // The server's overhead is whatever it costs beyond this. Prints `listening at <url>` and
@@ -49,8 +50,18 @@ const answer = async (method: string, url: URL, body: string): Promise<[number, 
     return [200, Items.slice(0, limit)];
   }
   if (method === 'POST' && path === '/pets') {
-    const pet = { id: nextId++, status: 'available', ...(JSON.parse(body) as object) };
-    await client.send(new PutCommand({ TableName, Item: pet, ConditionExpression: 'attribute_not_exists(id)' }));
+    const pet = { id: nextId++, status: 'available', ...(JSON.parse(body) as object) } as Record<string, unknown>;
+    // The service's very condition (pets-repository.ts), whose parsing the embedded DynamoDB pays for.
+    await client.send(
+      new PutCommand({
+        TableName,
+        Item: pet,
+        ConditionExpression:
+          'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
+        ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
+        ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
+      }),
+    );
     return [201, pet];
   }
   return [404, {}];

@@ -1,17 +1,18 @@
-// The two servers `npm run bench` sets side by side, each its own process with probe.ts
-// loaded (tools/harness), which counts the DynamoDB requests each one's embedded DynamoDB
-// answers, on the wire, and reads its CPU time:
+// The servers `npm run bench` sets side by side, each its own process with probe.ts loaded
+// (tools/harness), which counts the DynamoDB requests its embedded DynamoDB answers, on the
+// wire, and reads its CPU time and memory:
 // - the local server exactly as `npm start` runs it (`node infra/local/server.ts`, the
 //   caller's environment minus every knob of ours, so every default holds), on a fresh data
-//   directory, with a key per connection made as the key tool makes them;
+//   directory, with keys made as the key tool makes them; from this repository, or from
+//   another checkout of it (an earlier commit's worktree), with that checkout's own code;
 // - the bare one-call server (bare-server.ts).
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readOwner } from '../../infra/local/data-dir.ts';
 import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
-import { localClientConfig } from '../../infra/local/function-environment.ts';
-import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { disposeServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { PROBE, type Probe, probeOf } from '../../tools/harness/probe-client.ts';
@@ -24,19 +25,35 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+export type UserServer = BenchServer & { key: string; keys(n: number): Promise<string[]> };
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
 /** BENCH_CPU_PROF=dir writes each server's V8 CPU profile there. */
 const profile = () =>
   process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
-/** `npm start` on its defaults; `keys(n)` makes n new keys. */
-export const startUserServer = async (): Promise<BenchServer & { key: string; keys(n: number): Promise<string[]> }> => {
-  const server = await startLocalServer({}, { defaults: true, probe: true, keepOutput: false, nodeArgs: profile() });
-  const dynamodbEndpoint = runningDynamoDB(server.dataDir);
+/** `npm start` on its defaults plus `env`, from the checkout at `root`; `keys(n)` makes n new keys. */
+export const startUserServer = async (env: Record<string, string> = {}, root = ROOT): Promise<UserServer> => {
+  const server = await startLocalServer(env, {
+    defaults: true,
+    probe: true,
+    keepOutput: false,
+    nodeArgs: profile(),
+    cwd: root,
+  });
+  // An earlier checkout's store took no credential and recorded its URL as dynamodbEndpoint.
+  const owner = readOwner(server.dataDir) as { dynamodbEndpoint?: string } | undefined;
+  const dynamodbEndpoint = runningDynamoDB(server.dataDir) ?? owner?.dynamodbEndpoint;
   if (!dynamodbEndpoint) throw new Error('the server did not record its DynamoDB endpoint');
+  // The checkout's own key code: its key records are what its authorizer reads.
+  const from = (path: string) => import(pathToFileURL(join(root, path)).href);
+  const { createKeysRepository } = await from('shared/dynamodb/keys-repository.ts');
+  const { localClientConfig } = await from('infra/local/function-environment.ts');
   const keys = createKeysRepository(
     DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(dynamodbEndpoint))),
     keysTable.name,
-  );
+  ) as { create(label: string): Promise<{ key: string }> };
   return {
     baseUrl: server.baseUrl,
     key: server.key,

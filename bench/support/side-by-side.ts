@@ -1,14 +1,15 @@
-// Side by side: two servers take turns under the same load, in alternating order round
-// after round, so that drift on a noisy machine (other processes, LevelDB compactions,
-// JIT) lands on both. autocannon drives each turn and times every answer; each server's
-// probe gives its DynamoDB requests (on the wire) and CPU time over the turn. Figures are
-// the median over the rounds with their range; a ratio is the median of the rounds' ratios.
+// Side by side: servers take turns under the same load, in rotating order round after round,
+// so that drift on a noisy machine (other processes, LevelDB compactions, JIT) lands on all.
+// autocannon drives each turn and times every answer; each server's probe gives its DynamoDB
+// requests (on the wire), CPU time and RSS over the turn. Figures are the median over the
+// rounds with their range; a ratio is the median of the rounds' ratios to the first side's.
 import autocannon from 'autocannon';
 import type { RequestSpec } from '../../tools/harness/http-client.ts';
 import { type Probe, requestsBetween } from '../../tools/harness/probe-client.ts';
 import { median, percentile, ratio, round } from './stats.ts';
 
 export interface Side {
+  name: string;
   server: { baseUrl: string; probe: Probe };
   /** The i-th request of a turn; its path is below the server's base URL. */
   request: (i: number) => RequestSpec;
@@ -23,7 +24,7 @@ export interface LoadOptions {
   warmupSeconds: number;
 }
 
-/** A figure over the rounds. */
+/** A figure over the rounds: median (min–max). */
 export interface Spread {
   median: number;
   min: number;
@@ -35,30 +36,40 @@ interface Turn {
   p50: number;
   p99: number;
   cpuMs: number;
+  rssMB: number;
   requests: number;
-  failed: number;
+  statuses: Record<string, number>;
+  errors: number;
   dynamodb: Record<string, number>;
 }
 
 export interface SideFigures {
+  name: string;
   rps: Spread;
   p50: Spread;
   p99: Spread;
   /** CPU time of the server process per request, its embedded DynamoDB included. */
   cpuMsPerRequest: Spread;
+  /** The process's largest RSS at the end of a turn. */
+  rssMB: number;
   /** DynamoDB requests per API request, by operation, over all rounds. */
   dynamodbPerRequest: Record<string, number>;
   requests: number;
+  /** Every answer by status, over all rounds. */
+  statuses: Record<string, number>;
+  /** Answers other than the expected status, connection errors and timeouts. */
   failed: number;
 }
+
+type Ratios = Record<'rps' | 'p50' | 'p99' | 'cpu', Spread>;
 
 export interface Comparison {
   name: string;
   connections: number;
-  reference: SideFigures;
-  measured: SideFigures;
-  /** measured ÷ reference, round by round. */
-  ratio: Record<'rps' | 'p50' | 'p99' | 'cpu', Spread>;
+  /** The reference first. */
+  sides: SideFigures[];
+  /** Each other side ÷ the reference, round by round, by the side's name. */
+  ratios: Record<string, Ratios>;
 }
 
 const spread = (values: number[], digits = 2): Spread => ({
@@ -76,7 +87,7 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
   const [requestsBefore, cpuBefore] = await Promise.all([probe.dynamodbRequests(), probe.cpuMicros()]);
   const prefix = new URL(baseUrl).pathname;
   const latencies: number[] = [];
-  let failed = 0;
+  const statuses: Record<string, number> = {};
   let i = 0;
   const started = performance.now();
   let lastAnswer = started;
@@ -103,28 +114,40 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
     (instance as unknown as NodeJS.EventEmitter).on('response', (_client, status: number, _bytes, ms: number) => {
       latencies.push(ms);
       lastAnswer = performance.now();
-      if (status !== side.expectedStatus) failed++;
+      statuses[status] = (statuses[status] ?? 0) + 1;
     });
   });
-  const [requestsAfter, cpuAfter] = await Promise.all([probe.dynamodbRequests(), probe.cpuMicros()]);
+  const [requestsAfter, cpuAfter, memory] = await Promise.all([
+    probe.dynamodbRequests(),
+    probe.cpuMicros(),
+    probe.memory(false),
+  ]);
   latencies.sort((a, b) => a - b);
-  const n = Math.max(1, latencies.length);
   return {
     rps: latencies.length / ((lastAnswer - started) / 1000),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    cpuMs: (cpuAfter - cpuBefore) / 1000 / n,
+    cpuMs: (cpuAfter - cpuBefore) / 1000 / Math.max(1, latencies.length),
+    rssMB: memory.rss / 2 ** 20,
     requests: latencies.length,
-    failed: failed + result.errors + result.timeouts,
+    statuses,
+    errors: result.errors + result.timeouts,
     dynamodb: requestsBetween(requestsBefore, requestsAfter),
   };
 };
 
-const figures = (turns: Turn[]): SideFigures => {
+const add = (into: Record<string, number>, from: Record<string, number>) => {
+  for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
+  return into;
+};
+
+const figures = (side: Side, turns: Turn[]): SideFigures => {
   const requests = turns.reduce((sum, t) => sum + t.requests, 0);
-  const dynamodb: Record<string, number> = {};
-  for (const t of turns) for (const [op, n] of Object.entries(t.dynamodb)) dynamodb[op] = (dynamodb[op] ?? 0) + n;
+  const dynamodb = turns.reduce<Record<string, number>>((sum, t) => add(sum, t.dynamodb), {});
+  const statuses = turns.reduce<Record<string, number>>((sum, t) => add(sum, t.statuses), {});
+  const unexpected = Object.entries(statuses).filter(([status]) => Number(status) !== side.expectedStatus);
   return {
+    name: side.name,
     rps: spread(
       turns.map((t) => t.rps),
       0,
@@ -135,39 +158,48 @@ const figures = (turns: Turn[]): SideFigures => {
       turns.map((t) => t.cpuMs),
       3,
     ),
+    rssMB: Math.round(Math.max(...turns.map((t) => t.rssMB))),
     dynamodbPerRequest: Object.fromEntries(Object.entries(dynamodb).map(([op, n]) => [op, round(n / requests, 3)])),
     requests,
-    failed: turns.reduce((sum, t) => sum + t.failed, 0),
+    statuses,
+    failed: unexpected.reduce((sum, [, n]) => sum + n, 0) + turns.reduce((sum, t) => sum + t.errors, 0),
   };
 };
 
-export const compare = async (name: string, reference: Side, measured: Side, options: LoadOptions) => {
-  const sides = [reference, measured] as const;
+export const compare = async (name: string, sides: Side[], options: LoadOptions): Promise<Comparison> => {
   // Each side's warm-up rate sets how many requests make its turn of about roundSeconds.
   const amounts: number[] = [];
   for (const side of sides) {
     const { rps } = await turn(side, options.connections, { seconds: options.warmupSeconds });
     amounts.push(Math.max(1, Math.round((rps * options.roundSeconds) / options.connections)) * options.connections);
   }
-  const turns: [Turn[], Turn[]] = [[], []];
+  const turns: Turn[][] = sides.map(() => []);
   for (let r = 0; r < options.rounds; r++) {
-    for (const s of r % 2 === 0 ? [0, 1] : [1, 0])
-      turns[s]!.push(await turn(sides[s]!, options.connections, { amount: amounts[s]! }));
+    // Each side goes first in turn: none always runs on the machine another side just heated.
+    const order = sides.map((_, s) => (s + r) % sides.length);
+    for (const s of order) turns[s]!.push(await turn(sides[s]!, options.connections, { amount: amounts[s]! }));
   }
-  const ratios = (figure: (t: Turn) => number) =>
-    spread(turns[1].map((t, r) => ratio(figure(t), figure(turns[0][r]!))));
+  const ratios = (measured: Turn[], figure: (t: Turn) => number) =>
+    spread(measured.map((t, r) => ratio(figure(t), figure(turns[0]![r]!))));
   return {
     name,
     connections: options.connections,
-    reference: figures(turns[0]),
-    measured: figures(turns[1]),
-    ratio: {
-      rps: ratios((t) => t.rps),
-      p50: ratios((t) => t.p50),
-      p99: ratios((t) => t.p99),
-      cpu: ratios((t) => t.cpuMs),
-    },
-  } satisfies Comparison;
+    sides: sides.map((side, s) => figures(side, turns[s]!)),
+    ratios: Object.fromEntries(
+      sides.slice(1).map((side, s) => {
+        const measured = turns[s + 1]!;
+        return [
+          side.name,
+          {
+            rps: ratios(measured, (t) => t.rps),
+            p50: ratios(measured, (t) => t.p50),
+            p99: ratios(measured, (t) => t.p99),
+            cpu: ratios(measured, (t) => t.cpuMs),
+          },
+        ];
+      }),
+    ),
+  };
 };
 
 /** Every DynamoDB request per API request, whatever the operation. */

@@ -8,8 +8,8 @@
 // info, `http://local:<secret>@127.0.0.1:<port>`, as a database URL carries its
 // password; localClientConfig and functionEnvironment split it for the SDK.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 
 /** The access key id of every local credential; the secret is what is checked. */
 export const LOCAL_ACCESS_KEY_ID = 'local';
@@ -43,6 +43,20 @@ const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).d
 const AUTHORIZATION =
   /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 
+/**
+ * The signing key of a scope (day, region, service): four HMACs, the same for every request of
+ * the day, so derived once per scope, as the SDK's signer caches it on its side. Per request that
+ * leaves one HMAC and two hashes (docs/performance.md: the four cost more than the rest of the check).
+ */
+let lastKey: { secret: string; scope: string; key: Buffer } | undefined;
+const signingKey = (secret: string, scope: string, date: string, region: string, service: string): Buffer => {
+  if (lastKey?.secret !== secret || lastKey.scope !== scope) {
+    const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+    lastKey = { secret, scope, key };
+  }
+  return lastKey.key;
+};
+
 /** True when `req` (with `body`) carries a Signature Version 4 made with `secretAccessKey`. */
 const signedWith = (req: IncomingMessage, body: Buffer, secretAccessKey: string): boolean => {
   const match = AUTHORIZATION.exec(req.headers.authorization ?? '');
@@ -64,8 +78,7 @@ const signedWith = (req: IncomingMessage, body: Buffer, secretAccessKey: string)
   const canonicalRequest = [req.method, req.url, '', canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signingKey = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date!), region!), service!), 'aws4_request');
-  const expected = hmac(signingKey, stringToSign);
+  const expected = hmac(signingKey(secretAccessKey, scope, date!, region!, service!), stringToSign);
   return timingSafeEqual(expected, Buffer.from(signature!, 'hex'));
 };
 
@@ -99,14 +112,17 @@ export const requireCredential = (server: Server, secretAccessKey: string): void
     req.once('end', () => {
       const body = Buffer.concat(chunks);
       if (!signedWith(req, body, secretAccessKey)) return refuse(res);
-      // dynalite reads the body from the request's events: hand it the same request again.
-      const replay = Object.assign(Readable.from(body.length ? [body] : []), {
+      // dynalite reads the body from the request's 'data' and 'end' events only: hand it the
+      // same request again as those two events (a Readable stream per request cost more).
+      const replay = Object.assign(new EventEmitter(), {
         headers: req.headers,
         method: req.method,
         url: req.url,
         socket: req.socket,
       });
       store(replay as unknown as IncomingMessage, res);
+      if (body.length) replay.emit('data', body);
+      replay.emit('end');
     });
   });
 };

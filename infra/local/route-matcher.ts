@@ -7,18 +7,23 @@ export interface RouteMatch {
   pathParameters: Record<string, string>;
 }
 
+/** Each route's path template, split once: a segment is a literal, or `{name}`'s parameter name. */
+const templates = routes.map((route) => ({
+  route,
+  parts: resourcePath(route)
+    .split('/')
+    .map((part) => ({ literal: part, parameter: /^\{(\w+)\}$/.exec(part)?.[1] })),
+}));
+
 /** Matches a request path (below the stage) as API Gateway does: whole segments, `{name}` takes one. */
 export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
   const segments = path.split('/');
-  for (const route of routes) {
-    if (route.method !== method) continue;
-    const template = resourcePath(route).split('/');
-    if (template.length !== segments.length) continue;
+  for (const { route, parts } of templates) {
+    if (route.method !== method || parts.length !== segments.length) continue;
     const pathParameters: Record<string, string> = {};
-    const matches = template.every((part, i) => {
+    const matches = parts.every(({ literal, parameter }, i) => {
       const segment = segments[i] ?? '';
-      const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
-      if (parameter === undefined) return part === segment;
+      if (parameter === undefined) return literal === segment;
       if (segment === '') return false;
       pathParameters[parameter] = safeDecode(segment);
       return true;

@@ -48,37 +48,43 @@ export interface EventContext {
  * is a parameter like any other, as in the JSON event Lambda parses deployed
  * (`obj[name] ??= []` on a plain object reached Object.prototype instead: a 500).
  */
-const groupByName = (pairs: Iterable<readonly [string, string]>): Record<string, string[]> => {
+const groupByName = (pairs: Iterable<readonly [string, string]>): Map<string, string[]> => {
   const groups = new Map<string, string[]>();
   for (const [name, value] of pairs) {
     const values = groups.get(name);
     if (values) values.push(value);
     else groups.set(name, [value]);
   }
-  return Object.fromEntries(groups);
+  return groups;
 };
 
-const lastOfEach = (groups: Record<string, string[]>): Record<string, string> =>
-  Object.fromEntries(Object.entries(groups).map(([name, values]) => [name, values.at(-1) as string]));
+const lastOfEach = (groups: Map<string, string[]>): Record<string, string> =>
+  Object.fromEntries(Array.from(groups, ([name, values]) => [name, values[values.length - 1] as string]));
+
+/** The last value of the first header of that name in any spelling (names differing in case are apart). */
+const lastValueOf = (groups: Map<string, string[]>, lowerCaseName: string): string | undefined => {
+  for (const [name, values] of groups) if (name.toLowerCase() === lowerCaseName) return values[values.length - 1];
+  return undefined;
+};
 
 export const proxyEvent = (
   request: ClientRequest,
   { route, pathParameters }: MatchedRoute,
   context: EventContext,
 ): APIGatewayProxyEvent => {
-  const multiValueHeaders = groupByName(request.headers);
-  const multiValueQueryStringParameters = groupByName(request.url.searchParams);
-  const hasQuery = Object.keys(multiValueQueryStringParameters).length > 0;
-  const userAgent = Object.entries(multiValueHeaders).find(([name]) => name.toLowerCase() === 'user-agent')?.[1];
+  const headers = groupByName(request.headers);
+  const query = groupByName(request.url.searchParams);
+  const hasQuery = query.size > 0;
+  const resource = resourcePath(route);
   const now = new Date();
   return {
-    resource: resourcePath(route),
+    resource,
     path: request.url.pathname,
     httpMethod: route.method,
-    headers: lastOfEach(multiValueHeaders),
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? lastOfEach(multiValueQueryStringParameters) : null,
-    multiValueQueryStringParameters: hasQuery ? multiValueQueryStringParameters : null,
+    headers: lastOfEach(headers),
+    multiValueHeaders: Object.fromEntries(headers),
+    queryStringParameters: hasQuery ? lastOfEach(query) : null,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(query) : null,
     pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
     stageVariables: null,
     body: request.body,
@@ -93,7 +99,7 @@ export const proxyEvent = (
       httpMethod: route.method,
       identity: {
         sourceIp: request.sourceIp,
-        userAgent: userAgent?.at(-1) ?? null,
+        userAgent: lastValueOf(headers, 'user-agent') ?? null,
       } as APIGatewayProxyEvent['requestContext']['identity'],
       path: `${context.clientPathPrefix ?? ''}${request.url.pathname}`,
       protocol: request.protocol,
@@ -101,7 +107,7 @@ export const proxyEvent = (
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),
       resourceId: route.operationId,
-      resourcePath: resourcePath(route),
+      resourcePath: resource,
       stage: context.stage,
     },
   };
