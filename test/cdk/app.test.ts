@@ -42,7 +42,7 @@ test('each stage deploys to the account and region it was given (PETSTORE_AWS_*_
 
 test("each stage's stack uses its own bootstrap (qualifier): its own deploy and execution roles", () => {
   for (const stage of DEPLOYED_STAGES) {
-    const template = app.template(stage) as { Parameters: { BootstrapVersion: { Default: string } } };
+    const template = app.template(stage) as unknown as { Parameters: { BootstrapVersion: { Default: string } } };
     expect(template.Parameters.BootstrapVersion.Default).toBe(`/cdk-bootstrap/${BOOTSTRAP_QUALIFIERS[stage]}/version`);
   }
   expect(new Set(Object.values(BOOTSTRAP_QUALIFIERS)).size).toBe(DEPLOYED_STAGES.length);
