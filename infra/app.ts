@@ -49,4 +49,16 @@ export const createPetStoreApp = (app: App = new App()): { app: App; stacks: Pet
   return { app, stacks, ci };
 };
 
-if (import.meta.main) createPetStoreApp().app.synth();
+/**
+ * The errors of every stack, on stderr: the CLI shows only the selected stacks' messages but
+ * fails on any stack's error, so `cdk synth PetStore-staging` without production's alarm
+ * destination would exit 1 showing nothing but staging's warnings.
+ */
+const printErrors = (assembly: ReturnType<App['synth']>): void => {
+  for (const stack of assembly.stacks)
+    for (const message of stack.messages)
+      if (message.level === 'error')
+        console.error(`Error in ${stack.stackName} (${message.id}): ${message.entry.data}`);
+};
+
+if (import.meta.main) printErrors(createPetStoreApp().app.synth());

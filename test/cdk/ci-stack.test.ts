@@ -138,16 +138,20 @@ describe('the app and the workflows', () => {
     app = await synthesized();
   }, 300_000);
 
-  it('the app synthesizes PetStore-ci beside the stages, with no cdk-nag finding but the reviewed one', () => {
+  it('the app synthesizes PetStore-ci beside the stages, with no cdk-nag finding but the reviewed ones', () => {
     const template = JSON.parse(readFileSync(join(app.dir, `${CI_STACK_NAME}.template.json`), 'utf8')) as CfnTemplate;
     expect(resourcesOfType(template, 'AWS::IAM::Role')).toHaveLength(3);
     expect(JSON.stringify(template)).toContain(`repo:${TEST_REPOSITORY}:environment:production`);
-    // The diff role reads its own stacks' templates: their ARNs end in an id only a wildcard names.
+    // The diff role reads its own stacks' templates, each deploy role its own stack's status:
+    // their ARNs end in an id only a wildcard names.
+    const stackArn = (name: string) =>
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${name}/*]`;
     expect(app.nagFindings.filter((f) => f.path.startsWith(`${CI_STACK_NAME}/`))).toEqual([
-      {
-        path: `${CI_STACK_NAME}/${CI_ROLES.diff}/Resource`,
-        rule: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/PetStore-*/*]',
-      },
+      { path: `${CI_STACK_NAME}/${CI_ROLES.diff}/Resource`, rule: stackArn('PetStore-*') },
+      ...DEPLOYED_STAGES.map((stage) => ({
+        path: `${CI_STACK_NAME}/${CI_ROLES.deploy(stage)}/Resource`,
+        rule: stackArn(`PetStore-${stage}`),
+      })),
     ]);
   });
 

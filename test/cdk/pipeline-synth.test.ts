@@ -28,17 +28,21 @@ afterAll(() => {
 });
 
 /** `cdk synth --quiet` as the synth job runs it: only PATH, a fresh HOME and `extra`. */
-const synthLikeThePipeline = (extra: Record<string, string>) => {
-  const out = mkdtempSync(join(tmpdir(), 'pipeline-synth-'));
+const cdk = (args: string[], extra: Record<string, string>, out: string) => {
   const home = mkdtempSync(join(tmpdir(), 'pipeline-home-'));
   dirs.push(out, home);
-  const run = spawnSync(join(REPOSITORY_ROOT, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', out], {
+  return spawnSync(join(REPOSITORY_ROOT, 'node_modules/.bin/cdk'), [...args, '--output', out], {
     cwd: REPOSITORY_ROOT,
     encoding: 'utf8',
     // No AWS_*, no CDK_DEFAULT_*: a GitHub runner before configure-aws-credentials.
     env: { PATH: `${join(REPOSITORY_ROOT, 'node_modules/.bin')}:${process.env.PATH}`, HOME: home, ...extra },
     timeout: 240_000,
   });
+};
+
+const synthLikeThePipeline = (extra: Record<string, string>) => {
+  const out = mkdtempSync(join(tmpdir(), 'pipeline-synth-'));
+  const run = cdk(['synth', '--quiet'], extra, out);
   expect(run.status, run.stderr).toBe(0);
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
   const template = (stage: DeployedStage) => {
@@ -93,3 +97,10 @@ describe('synth as the pipeline runs it', () => {
     }
   }, 300_000);
 });
+
+test("`cdk synth PetStore-staging` without production's alarm destination says why it failed", () => {
+  // The CLI fails on any stack's error but prints only the selected stack's messages.
+  const run = cdk(['synth', stackName('staging')], {}, mkdtempSync(join(tmpdir(), 'one-stack-')));
+  expect(run.status).toBe(1);
+  expect(run.stderr).toMatch(/PetStore-production.*alarms reach NOBODY/);
+}, 300_000);
