@@ -1,12 +1,14 @@
 // `npm run deploy -- --stage <stage> --dry-run` against a stand-in CloudFormation on loopback
 // (DescribeStacks answered as AWS answers it: the Query protocol's XML, and the
 // ValidationError "Stack with id … does not exist" for a stack it has never had). What it
-// decides is what AWS's docs hold it to: a stack whose create failed is ROLLBACK_COMPLETE and
-// can only be deleted ("Troubleshooting CloudFormation": delete the stack and create it again,
-// https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/troubleshooting.html), and
-// termination protection refuses that delete
-// (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-protect-stacks.html),
-// so the first deploy must run with protections off and turn them on after it succeeded.
+// decides is what AWS holds it to: a stack whose first create failed is ROLLBACK_COMPLETE and
+// "can not be updated", only deleted, which the CDK CLI now does by itself before creating again
+// (aws/aws-cdk#901); termination protection refuses that delete ("Protect CloudFormation stacks
+// from being deleted", https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-protect-stacks.html),
+// so the first deploy runs with protections off and turns them on after it succeeded. The
+// statuses it updates from are CloudFormation's "last known stable" ones (CREATE_COMPLETE,
+// UPDATE_COMPLETE, UPDATE_ROLLBACK_COMPLETE, IMPORT_*: the RollbackStack API reference,
+// https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_RollbackStack.html).
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
