@@ -1,23 +1,31 @@
 // The CDK app: one stack per deployed stage, checked by cdk-nag's AWS Solutions and Serverless rules
 // on every synth (an unacknowledged finding fails `cdk synth` and `cdk deploy`).
-import { App, Validations } from 'aws-cdk-lib';
+import { App, DefaultStackSynthesizer, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CiStack } from './ci/ci-stack.ts';
 import { CI_STACK_NAME, GITHUB_OIDC_PROVIDER_CONTEXT, GITHUB_REPOSITORY_CONTEXT } from './ci/github.ts';
 import { alarmDestinationsFor } from './monitoring/alarm-destinations.ts';
 import { PetStoreStack } from './pet-store-stack.ts';
-import { DEPLOYED_STAGES, FIRST_DEPLOY_CONTEXT, firstDeploySettings, stackName, stageSettings } from './stages.ts';
+import {
+  BOOTSTRAP_QUALIFIERS,
+  DEPLOYED_STAGES,
+  FIRST_DEPLOY_CONTEXT,
+  firstDeploySettings,
+  stackName,
+  stageEnvironment,
+  stageSettings,
+} from './stages.ts';
 
 export const createPetStoreApp = (app: App = new App()): { app: App; stacks: PetStoreStack[]; ci: CiStack } => {
-  // The account and region of the CLI's credentials and profile; unset (no AWS access)
-  // the stacks stay environment-agnostic, which synthesizes all the same.
-  const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
   // docs/deploying.md (The first deploy): every protection off until the stage exists once.
   const firstDeploy = String(app.node.tryGetContext(FIRST_DEPLOY_CONTEXT)) === 'true';
   const stacks = DEPLOYED_STAGES.map(
     (stage) =>
       new PetStoreStack(app, stackName(stage), {
-        env,
+        // Each stage's own account and region, or none: never the CLI's made-up default
+        // (docs/deploying.md: Where each stage deploys).
+        env: stageEnvironment(stage),
+        synthesizer: new DefaultStackSynthesizer({ qualifier: BOOTSTRAP_QUALIFIERS[stage] }),
         settings: firstDeploy ? firstDeploySettings(stageSettings[stage]) : stageSettings[stage],
         alarmDestinations: alarmDestinationsFor(stage, (key) => app.node.tryGetContext(key)),
         description: `Pet Store API, stage ${stage}: REST API, Lambda functions and DynamoDB tables`,
@@ -27,7 +35,7 @@ export const createPetStoreApp = (app: App = new App()): { app: App; stacks: Pet
   // What the delivery pipeline assumes (.github/workflows): deployed once, by hand. The
   // repository from CDK context, else from GitHub Actions' own GITHUB_REPOSITORY.
   const ci = new CiStack(app, CI_STACK_NAME, {
-    env,
+    // Deployed by an administrator's credentials, wherever they point.
     repository: app.node.tryGetContext(GITHUB_REPOSITORY_CONTEXT) ?? process.env.GITHUB_REPOSITORY,
     oidcProviderArn: app.node.tryGetContext(GITHUB_OIDC_PROVIDER_CONTEXT),
     description: 'Pet Store delivery pipeline: the GitHub OIDC provider and the roles its workflows assume',
@@ -41,4 +49,16 @@ export const createPetStoreApp = (app: App = new App()): { app: App; stacks: Pet
   return { app, stacks, ci };
 };
 
-if (import.meta.main) createPetStoreApp().app.synth();
+/**
+ * The errors of every stack, on stderr: the CLI shows only the selected stacks' messages but
+ * fails on any stack's error, so `cdk synth PetStore-staging` without production's alarm
+ * destination would exit 1 showing nothing but staging's warnings.
+ */
+const printErrors = (assembly: ReturnType<App['synth']>): void => {
+  for (const stack of assembly.stacks)
+    for (const message of stack.messages)
+      if (message.level === 'error')
+        console.error(`Error in ${stack.stackName} (${message.id}): ${message.entry.data}`);
+};
+
+if (import.meta.main) printErrors(createPetStoreApp().app.synth());

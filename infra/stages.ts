@@ -16,6 +16,45 @@ export const DEPLOYED_STAGES: readonly DeployedStage[] = ['staging', 'production
 
 export const stackName = (stage: DeployedStage): string => `PetStore-${stage}`;
 
+// ── Where each stage deploys (docs/deploying.md: Where each stage deploys) ──
+/** PETSTORE_AWS_ACCOUNT_<STAGE> and PETSTORE_AWS_REGION_<STAGE>: a stage pinned to its account and region. */
+export const stageAccountEnvVar = (stage: DeployedStage): string => `PETSTORE_AWS_ACCOUNT_${stage.toUpperCase()}`;
+export const stageRegionEnvVar = (stage: DeployedStage): string => `PETSTORE_AWS_REGION_${stage.toUpperCase()}`;
+
+/**
+ * A stage's account and region: both from its own variables, or neither (the stack is
+ * environment-agnostic and the deploy's credentials and region name them). Never the CLI's
+ * CDK_DEFAULT_ACCOUNT/REGION: with no credentials and no region the CLI makes those up
+ * (us-east-1), and an assembly synthesized once for both stages would carry them.
+ */
+export const stageEnvironment = (
+  stage: DeployedStage,
+  env: NodeJS.ProcessEnv = process.env,
+): { account: string; region: string } | undefined => {
+  const account = env[stageAccountEnvVar(stage)] || undefined;
+  const region = env[stageRegionEnvVar(stage)] || undefined;
+  if (account === undefined && region === undefined) return undefined;
+  if (account === undefined || !/^\d{12}$/.test(account))
+    throw new Error(
+      `${stageAccountEnvVar(stage)} must be a 12-digit account id when ${stageRegionEnvVar(stage)} is set`,
+    );
+  if (region === undefined || !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region))
+    throw new Error(
+      `${stageRegionEnvVar(stage)} must be a region such as eu-west-1 when ${stageAccountEnvVar(stage)} is set`,
+    );
+  return { account, region };
+};
+
+/**
+ * Each stage's own CDK bootstrap (`cdk bootstrap --qualifier`): its own deploy, publishing and
+ * CloudFormation execution roles, so that staging's credentials cannot assume production's.
+ * At most 10 alphanumeric characters (CDK's limit).
+ */
+export const BOOTSTRAP_QUALIFIERS: Readonly<Record<DeployedStage, string>> = {
+  staging: 'petstg',
+  production: 'petprd',
+};
+
 /** CloudFormation output keys of each stage's stack; the key tool reads them. */
 export const STACK_OUTPUTS = {
   baseUrl: 'BaseUrl',

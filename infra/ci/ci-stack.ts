@@ -14,9 +14,8 @@ import {
   Role,
 } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { DEPLOYED_STAGES } from '../stages.ts';
+import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES, stackName } from '../stages.ts';
 import {
-  CDK_QUALIFIER,
   CI_ROLES,
   GITHUB_OIDC_AUDIENCE,
   GITHUB_OIDC_ISSUER,
@@ -33,9 +32,9 @@ export interface CiStackProps extends StackProps {
   readonly oidcProviderArn?: string | undefined;
 }
 
-/** A bootstrap role of this account and region, by its kind: deploy, file-publishing, lookup… */
-const bootstrapRole = (kind: string): string =>
-  `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${CDK_QUALIFIER}-${kind}-role-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+/** A bootstrap role of this account and region, by qualifier and kind: deploy, file-publishing… */
+const bootstrapRole = (qualifier: string, kind: string): string =>
+  `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${qualifier}-${kind}-role-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
 
 export class CiStack extends Stack {
   readonly provider: IOidcProvider;
@@ -106,17 +105,35 @@ export class CiStack extends Stack {
         assumable(
           CI_ROLES.deploy(stage),
           subjectFor(trusted, { environment: stage }),
-          `cdk deploy of ${stage} from ${trusted}'s GitHub environment ${stage}: assumes the CDK bootstrap roles, nothing else`,
-          // What `cdk deploy --app cdk.out` assumes: publish the (file) assets, read the stack, deploy it.
+          `npm run deploy of ${stage} from ${trusted}'s GitHub environment ${stage}: its stage's CDK bootstrap roles, nothing else`,
           [
+            // What `cdk deploy --app cdk.out` assumes: publish the (file) assets, deploy the stack.
+            // Only this stage's bootstrap (its own qualifier, whose CloudFormation execution role
+            // is scoped to this stage: docs/deploying.md), and no lookup role: nothing looks
+            // anything up, and its ReadOnlyAccess reads every table and log of the account.
             new PolicyStatement({
               actions: ['sts:AssumeRole'],
-              resources: ['deploy', 'file-publishing', 'lookup'].map(bootstrapRole),
+              resources: ['deploy', 'file-publishing'].map((kind) => bootstrapRole(BOOTSTRAP_QUALIFIERS[stage], kind)),
+            }),
+            // tools/deploy asks whether the stage's stack exists before choosing its first deploy.
+            new PolicyStatement({
+              actions: ['cloudformation:DescribeStacks'],
+              resources: [
+                `arn:${Aws.PARTITION}:cloudformation:${Aws.REGION}:${Aws.ACCOUNT_ID}:stack/${stackName(stage)}/*`,
+              ],
             }),
           ],
         ),
       ]),
     );
+
+    for (const stage of DEPLOYED_STAGES)
+      Validations.of(this.deployRoles[stage]!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${stackName(stage)}/*]`,
+        reason:
+          `DescribeStacks of ${stackName(stage)} alone: a stack's ARN ends in an id CloudFormation makes at its ` +
+          'creation, so only a wildcard names it before it exists.',
+      });
 
     // What the workflows assume (they build the same ARNs from the account id and the names).
     const outputs: [string, Role][] = [

@@ -24,9 +24,6 @@ export const CI_ROLES = {
   deploy: (stage: DeployedStage) => `PetStore-ci-deploy-${stage}`,
 } as const;
 
-/** The bootstrap qualifier (`cdk bootstrap` default): the roles the deploy roles may assume are cdk-<qualifier>-…. */
-export const CDK_QUALIFIER = 'hnb659fds';
-
 /** The `sub` claim of GitHub's token: a job of `repository` in an environment, or a pull request's job. */
 export const subjectFor = (repository: string, who: { environment: string } | 'pull_request'): string =>
   who === 'pull_request' ? `repo:${repository}:pull_request` : `repo:${repository}:environment:${who.environment}`;

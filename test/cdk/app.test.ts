@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CI_STACK_NAME } from '../../infra/ci/github.ts';
 import {
+  BOOTSTRAP_QUALIFIERS,
   DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
   DEPLOYED_STAGES,
   stackName,
+  stageEnvironment,
   stageSettings,
 } from '../../infra/stages.ts';
 import { REPOSITORY_ROOT, type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';
@@ -28,12 +30,44 @@ test('the app has exactly the stacks PetStore-staging, PetStore-production and P
   expect([...DEPLOYED_STAGES.map(stackName), CI_STACK_NAME].sort()).toEqual(stacks);
 });
 
-test("each stack deploys to the CLI's account and region (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION)", () => {
+test('each stage deploys to the account and region it was given (PETSTORE_AWS_*_<STAGE>), never the CLI default', () => {
   for (const stage of DEPLOYED_STAGES) {
     expect(app.manifest().artifacts[stackName(stage)]!.environment).toBe(
       `aws://${TEST_ENV.account}/${TEST_ENV.region}`,
     );
   }
+  // PetStore-ci goes wherever its administrator's credentials point.
+  expect(app.manifest().artifacts[CI_STACK_NAME]!.environment).toBe('aws://unknown-account/unknown-region');
+});
+
+test("each stage's stack uses its own bootstrap (qualifier): its own deploy and execution roles", () => {
+  for (const stage of DEPLOYED_STAGES) {
+    const template = app.template(stage) as unknown as { Parameters: { BootstrapVersion: { Default: string } } };
+    expect(template.Parameters.BootstrapVersion.Default).toBe(`/cdk-bootstrap/${BOOTSTRAP_QUALIFIERS[stage]}/version`);
+  }
+  expect(new Set(Object.values(BOOTSTRAP_QUALIFIERS)).size).toBe(DEPLOYED_STAGES.length);
+});
+
+describe('stageEnvironment', () => {
+  test('both variables or neither; never half a pin', () => {
+    expect(stageEnvironment('staging', {})).toBeUndefined();
+    expect(
+      stageEnvironment('staging', {
+        PETSTORE_AWS_ACCOUNT_STAGING: '111111111111',
+        PETSTORE_AWS_REGION_STAGING: 'eu-west-1',
+      }),
+    ).toEqual({ account: '111111111111', region: 'eu-west-1' });
+    expect(() => stageEnvironment('staging', { PETSTORE_AWS_REGION_STAGING: 'eu-west-1' })).toThrow(
+      /PETSTORE_AWS_ACCOUNT_STAGING/,
+    );
+    expect(() => stageEnvironment('production', { PETSTORE_AWS_ACCOUNT_PRODUCTION: '111111111111' })).toThrow(
+      /PETSTORE_AWS_REGION_PRODUCTION/,
+    );
+    // CDK_DEFAULT_*, which the CLI makes up without a region, is not a pin.
+    expect(
+      stageEnvironment('staging', { CDK_DEFAULT_ACCOUNT: '111111111111', CDK_DEFAULT_REGION: 'us-east-1' }),
+    ).toBeUndefined();
+  });
 });
 
 test('only production refuses to be deleted as a whole', () => {

@@ -1,6 +1,6 @@
 // PetStore-ci: GitHub's OIDC provider and the roles the workflows assume, trusted only for
 // this repository; a deploy role per stage only for jobs in that stage's GitHub environment,
-// and able only to assume the CDK bootstrap roles; the diff role only for pull requests, and
+// and able only to assume its own stage's CDK bootstrap roles (per-stage qualifier); the diff role only for pull requests, and
 // able only to read the PetStore stacks' templates (not the lookup role: it reads data). And the workflows assume exactly
 // these roles from exactly these environments.
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CiStack } from '../../infra/ci/ci-stack.ts';
 import { CI_ROLES, CI_STACK_NAME, REPOSITORY_PLACEHOLDER } from '../../infra/ci/github.ts';
-import { DEPLOYED_STAGES } from '../../infra/stages.ts';
+import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES } from '../../infra/stages.ts';
 import { environmentOf, roleOf, workflow } from '../support/workflows.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized, TEST_REPOSITORY } from './support/synth.ts';
 import { render, resourcesOfType } from './support/template.ts';
@@ -26,8 +26,8 @@ const roleNamed = (template: CfnTemplate, roleName: string) => {
   expect(found, roleName).toBeDefined();
   return found![1].Properties!;
 };
-const bootstrap = (kind: string) =>
-  `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/cdk-hnb659fds-${kind}-role-\${AWS::AccountId}-\${AWS::Region}`;
+const bootstrap = (qualifier: string, kind: string) =>
+  `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/cdk-${qualifier}-${kind}-role-\${AWS::AccountId}-\${AWS::Region}`;
 
 describe('trust', () => {
   const { template } = build({ repository: REPOSITORY });
@@ -67,20 +67,25 @@ describe('trust', () => {
     expect(trustOf(CI_ROLES.diff)).toEqual(trusting(`repo:${REPOSITORY}:pull_request`));
   });
 
-  it.each(DEPLOYED_STAGES)('the %s deploy role may only assume the CDK bootstrap roles', (stage) => {
-    const role = roleNamed(template, CI_ROLES.deploy(stage));
-    expect(role.ManagedPolicyArns).toBeUndefined();
-    const statements = role.Policies.flatMap(
-      (p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement,
-    );
-    expect(statements).toHaveLength(1);
-    expect(statements[0].Action).toBe('sts:AssumeRole');
-    expect(statements[0].Resource.map(render).sort()).toEqual(
-      ['deploy', 'file-publishing', 'lookup'].map(bootstrap).sort(),
-    );
-    // Nothing else grants it anything.
-    expect(resourcesOfType(template, 'AWS::IAM::Policy')).toEqual([]);
-  });
+  it.each(DEPLOYED_STAGES)(
+    "the %s deploy role may only assume its stage's bootstrap roles (no lookup role) and read its stack's status",
+    (stage) => {
+      const role = roleNamed(template, CI_ROLES.deploy(stage));
+      expect(role.ManagedPolicyArns).toBeUndefined();
+      const statements = role.Policies.flatMap(
+        (p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement,
+      );
+      expect(statements).toHaveLength(2);
+      expect(statements[0].Action).toBe('sts:AssumeRole');
+      expect(statements[0].Resource.map(render).sort()).toEqual(
+        ['deploy', 'file-publishing'].map((kind) => bootstrap(BOOTSTRAP_QUALIFIERS[stage], kind)).sort(),
+      );
+      expect(statements[1].Action).toBe('cloudformation:DescribeStacks');
+      expect(render(statements[1].Resource)).toMatch(new RegExp(`:stack/PetStore-${stage}/\\*$`));
+      // Nothing else grants it anything.
+      expect(resourcesOfType(template, 'AWS::IAM::Policy')).toEqual([]);
+    },
+  );
 
   it('the diff role may only read the PetStore stacks and their templates: no role to assume, no data', () => {
     const role = roleNamed(template, CI_ROLES.diff);
@@ -133,16 +138,20 @@ describe('the app and the workflows', () => {
     app = await synthesized();
   }, 300_000);
 
-  it('the app synthesizes PetStore-ci beside the stages, with no cdk-nag finding but the reviewed one', () => {
+  it('the app synthesizes PetStore-ci beside the stages, with no cdk-nag finding but the reviewed ones', () => {
     const template = JSON.parse(readFileSync(join(app.dir, `${CI_STACK_NAME}.template.json`), 'utf8')) as CfnTemplate;
     expect(resourcesOfType(template, 'AWS::IAM::Role')).toHaveLength(3);
     expect(JSON.stringify(template)).toContain(`repo:${TEST_REPOSITORY}:environment:production`);
-    // The diff role reads its own stacks' templates: their ARNs end in an id only a wildcard names.
+    // The diff role reads its own stacks' templates, each deploy role its own stack's status:
+    // their ARNs end in an id only a wildcard names.
+    const stackArn = (name: string) =>
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${name}/*]`;
     expect(app.nagFindings.filter((f) => f.path.startsWith(`${CI_STACK_NAME}/`))).toEqual([
-      {
-        path: `${CI_STACK_NAME}/${CI_ROLES.diff}/Resource`,
-        rule: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/PetStore-*/*]',
-      },
+      { path: `${CI_STACK_NAME}/${CI_ROLES.diff}/Resource`, rule: stackArn('PetStore-*') },
+      ...DEPLOYED_STAGES.map((stage) => ({
+        path: `${CI_STACK_NAME}/${CI_ROLES.deploy(stage)}/Resource`,
+        rule: stackArn(`PetStore-${stage}`),
+      })),
     ]);
   });
 

@@ -1,8 +1,11 @@
 // The delivery pipeline as .github/workflows says it: pull requests get the checks and a
-// read-only diff; main goes staging → smoke → approval → production → smoke, each step
+// read-only diff; main goes staging → smoke, and a run started by hand on main (the approval,
+// on every GitHub plan) goes on → production → smoke, each step
 // needing the one before, one deploy per stage at a time, the same assembly everywhere, and
 // an AWS token only where a deploy or the diff needs one.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { CI_ROLES } from '../../infra/ci/github.ts';
 import { environmentOf, type Job, needsOf, roleOf, workflow } from '../support/workflows.ts';
 
@@ -29,8 +32,8 @@ const runs = (job: Job) => job.steps.map((step) => step.run ?? '').join('\n');
 describe('deliver.yml (main)', () => {
   const { jobs } = deliver;
 
-  it('runs on pushes to main only', () => {
-    expect(deliver.on).toEqual({ push: { branches: ['main'] } });
+  it('runs on pushes to main, and by hand (the release of production)', () => {
+    expect(deliver.on).toEqual({ push: { branches: ['main'] }, workflow_dispatch: null });
   });
 
   it('promotes staging → smoke staging → approval → production → smoke production, each after the one before', () => {
@@ -41,22 +44,34 @@ describe('deliver.yml (main)', () => {
       if (i > 0) expect(needsOf(jobs[job]!), job).toEqual([order[i - 1]]);
       expect([...upstream(jobs, job)].sort(), job).toEqual(order.slice(0, i).sort());
     }
-    // The approval: production's environment (its required reviewers), after staging's smoke.
     expect(environmentOf(jobs['deploy-production']!)).toBe('production');
     expect(environmentOf(jobs['deploy-staging']!)).toBe('staging');
-    for (const job of Object.values(jobs)) expect(job.if, 'no job runs on failure or always()').toBeUndefined();
+    for (const [name, job] of Object.entries(jobs))
+      if (name !== 'deploy-production') expect(job.if, 'no job runs on failure or always()').toBeUndefined();
   });
 
-  it('deploys the one assembly synth made, with cdk deploy --app cdk.out', () => {
+  it('deploys production only from a run started by hand on main: an approval on every GitHub plan', () => {
+    // Required reviewers need GitHub Enterprise for a private repository (docs/deploying.md: The
+    // approval); a push to main must therefore stop after staging's smoke run.
+    expect(jobs['deploy-production']!.if).toBe(
+      "github.event_name == 'workflow_dispatch' && github.ref == 'refs/heads/main'",
+    );
+  });
+
+  it('deploys the one assembly synth made (and its first-deploy twin) with npm run deploy, as a person does', () => {
+    expect(runs(jobs.synth!)).toContain('npx cdk synth --quiet\n');
+    expect(runs(jobs.synth!)).toContain('npx cdk synth --quiet -c firstDeploy=true --output cdk.out.first');
     const upload = jobs.synth!.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
-    expect(upload.with).toMatchObject({ name: expr('env.ASSEMBLY'), path: 'cdk.out' });
+    expect(upload.with).toMatchObject({ name: expr('env.ASSEMBLY'), path: 'cdk.out\ncdk.out.first\n' });
     expect(deliver.env?.ASSEMBLY).toBe(`cloud-assembly-${expr('github.sha')}`);
     for (const stage of ['staging', 'production']) {
       const job = jobs[`deploy-${stage}`]!;
       const download = job.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'))!;
-      expect(download.with).toEqual({ name: expr('env.ASSEMBLY'), path: 'cdk.out' });
-      expect(runs(job)).toContain(`npx cdk deploy PetStore-${stage} --app cdk.out --require-approval never`);
-      expect(runs(job)).not.toMatch(/cdk synth/);
+      expect(download.with).toEqual({ name: expr('env.ASSEMBLY'), path: '.' });
+      expect(runs(job)).toContain(
+        `npm run deploy -- --stage ${stage} --assembly cdk.out --first-deploy-assembly cdk.out.first --outputs-file outputs.json`,
+      );
+      expect(runs(job)).not.toMatch(/cdk synth|cdk deploy/);
     }
   });
 
@@ -87,6 +102,28 @@ describe('deliver.yml (main)', () => {
 
   it('runs the CI checks first', () => {
     expect(runs(jobs.checks!)).toContain('bash .ci/run');
+  });
+});
+
+describe('every workflow', () => {
+  it('pins every action by full commit SHA, with its version as a comment', () => {
+    for (const file of ['ci.yml', 'deliver.yml']) {
+      const text = readFileSync(new URL(`../../.github/workflows/${file}`, import.meta.url), 'utf8');
+      const uses = [...text.matchAll(/uses:\s*(\S+)(.*)$/gm)];
+      expect(uses.length, file).toBeGreaterThan(0);
+      for (const [, action, rest] of uses) {
+        expect(action, file).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+        expect(rest, `${file}: ${action}`).toMatch(/^ # v\d+\.\d+\.\d+$/);
+      }
+    }
+  });
+
+  it('has Dependabot keep the pinned actions current', () => {
+    const config = parse(readFileSync(new URL('../../.github/dependabot.yml', import.meta.url), 'utf8'));
+    expect(config.version).toBe(2);
+    expect(config.updates).toContainEqual(
+      expect.objectContaining({ 'package-ecosystem': 'github-actions', directory: '/' }),
+    );
   });
 });
 

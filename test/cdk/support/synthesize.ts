@@ -12,6 +12,7 @@ import { createPetStoreApp } from '../../../infra/app.ts';
 import { GITHUB_REPOSITORY_CONTEXT } from '../../../infra/ci/github.ts';
 import { alarmDestinationsContextKey } from '../../../infra/monitoring/alarm-destinations.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
+import { DEPLOYED_STAGES, stageAccountEnvVar, stageRegionEnvVar } from '../../../infra/stages.ts';
 import {
   type Acknowledgement,
   type NagFinding,
@@ -85,9 +86,13 @@ export const synthesizeInto = (outdir: string): Synthesis => {
   const cdkJson = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'cdk.json'), 'utf8')) as {
     context: Record<string, unknown>;
   };
-  const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
-  process.env.CDK_DEFAULT_ACCOUNT = TEST_ENV.account;
-  process.env.CDK_DEFAULT_REGION = TEST_ENV.region;
+  // Each stage pinned to TEST_ENV (infra/stages.ts: stageEnvironment), as a deployer pins it.
+  const pinned = DEPLOYED_STAGES.flatMap((stage) => [
+    [stageAccountEnvVar(stage), TEST_ENV.account],
+    [stageRegionEnvVar(stage), TEST_ENV.region],
+  ]);
+  const saved = pinned.map(([name]) => [name!, process.env[name!]] as const);
+  for (const [name, value] of pinned) process.env[name!] = value;
   try {
     const { app, stacks } = createPetStoreApp(
       new App({
@@ -117,10 +122,7 @@ export const synthesizeInto = (outdir: string): Synthesis => {
       acknowledgements: acknowledgementsIn(app),
     };
   } finally {
-    for (const [name, value] of [
-      ['CDK_DEFAULT_ACCOUNT', saved.account],
-      ['CDK_DEFAULT_REGION', saved.region],
-    ] as const) {
+    for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }

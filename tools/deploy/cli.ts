@@ -1,0 +1,74 @@
+// npm run deploy -- --stage staging|production [--assembly cdk.out --first-deploy-assembly
+// cdk.out.first] [--outputs-file outputs.json] [--dry-run]: the one command that deploys a stage,
+// first time or not (docs/deploying.md). It asks CloudFormation whether the stack exists, with
+// the caller's credentials and region, and runs the plan of tools/deploy/plan.ts; --dry-run
+// prints the plan and runs nothing. The pipeline (.github/workflows/deliver.yml) runs it too.
+import { spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
+import { planDeploy, RefusedDeploy } from './plan.ts';
+
+const fail = (message: string): never => {
+  console.error(`deploy: ${message}`);
+  process.exit(1);
+};
+
+const { values } = parseArgs({
+  options: {
+    stage: { type: 'string' },
+    assembly: { type: 'string' },
+    'first-deploy-assembly': { type: 'string' },
+    'outputs-file': { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+const stage = values.stage as DeployedStage | undefined;
+if (stage === undefined || !DEPLOYED_STAGES.includes(stage))
+  fail(`--stage must be one of ${DEPLOYED_STAGES.join(', ')}`);
+
+/** The stack's status, or undefined when CloudFormation says it does not exist. */
+const stackStatus = async (stage: DeployedStage): Promise<string | undefined> => {
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  try {
+    const { Stacks } = await new CloudFormationClient({}).send(
+      new DescribeStacksCommand({ StackName: stackName(stage) }),
+    );
+    return Stacks?.[0]?.StackStatus ?? fail(`CloudFormation described ${stackName(stage)} without a status`);
+  } catch (error) {
+    const { name, message } = error as Error;
+    // How CloudFormation answers for a stack it has never had (or has deleted).
+    if (name === 'ValidationError' && /does not exist/.test(message)) return undefined;
+    // Anything else (no credentials, AccessDenied, throttling) must not pass for "no stack":
+    // that would start a first deploy over a stage that exists.
+    return fail(`cannot read ${stackName(stage)}'s status (${name}: ${message})`);
+  }
+};
+
+const main = async (stage: DeployedStage) => {
+  const status = await stackStatus(stage);
+  let plan: ReturnType<typeof planDeploy>;
+  try {
+    plan = planDeploy(
+      {
+        stage,
+        assembly: values.assembly,
+        firstDeployAssembly: values['first-deploy-assembly'],
+        outputsFile: values['outputs-file'],
+      },
+      status,
+    );
+  } catch (error) {
+    if (error instanceof RefusedDeploy) return fail(error.message);
+    throw error;
+  }
+  console.log(`deploy: ${plan.reason}`);
+  for (const args of plan.commands) {
+    console.log(`deploy: ${values['dry-run'] ? 'would run' : 'running'}: cdk ${args.join(' ')}`);
+    if (values['dry-run']) continue;
+    const run = spawnSync('npx', ['cdk', ...args], { stdio: 'inherit' });
+    if (run.status !== 0) fail(`cdk ${args[0]} exited ${run.status ?? run.signal}; nothing after it ran`);
+  }
+};
+
+await main(stage as DeployedStage);
