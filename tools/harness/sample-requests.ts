@@ -65,7 +65,7 @@ export const sampleHttpRequest = (
   operationId: OperationId,
   sample: SampleRequest,
   options: { versioned?: boolean; headers?: Record<string, string> } = {},
-): RequestSpec => {
+): RequestSpec & { body?: string } => {
   const r = route(operationId);
   const path = samplePath(r, sample);
   return {
