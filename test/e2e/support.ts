@@ -53,13 +53,15 @@ export { disposeServer } from '../../tools/harness/local-server.ts';
 
 /**
  * Every response, success or error: a request id, and a JSON body with a JSON Content-Type, or,
- * when the OpenAPI document declares the answer without content (a 204), no body and no Content-Type.
+ * when the OpenAPI document declares the answer without content (a 204), no body.
  */
 const expectCommonHeaders = (headers: Headers, text: string, withoutContent: boolean) => {
   expect(headers.get('x-amzn-requestid')).toMatch(/\S/);
+  // No body; the Content-Type may still be there: API Gateway's REST proxy integration answers
+  // `application/json` when the function names none, as the local gateway does (localstack's
+  // emulation of it: https://github.com/localstack/localstack/pull/6170).
   if (withoutContent) {
     expect(text).toBe('');
-    expect(headers.get('content-type')).toBeNull();
     return;
   }
   expect(headers.get('content-type')).toMatch(/^application\/json\s*(;.*)?$/i);
