@@ -51,6 +51,8 @@ export class ReleaseHook extends Construct {
       this.role.addToPrincipalPolicy(new PolicyStatement({ actions, resources }));
     allow(['logs:CreateLogStream', 'logs:PutLogEvents'], [logGroup.logGroupArn]);
     // The version this deploy published, by its qualified ARN: not `live`, not any other version.
+    // The grant changes with every deploy, seconds before CodeDeploy runs the hook, and IAM is
+    // eventually consistent: the hook retries AccessDenied for a while (shared/release-checks/lambda-target.ts).
     allow(['lambda:InvokeFunction'], [target.version.functionArn]);
     if (probeKey) allow(['secretsmanager:GetSecretValue'], [probeKey.secretArn]);
 
