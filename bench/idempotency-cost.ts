@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUNDLING_BANNER } from '../infra/constructs/api-function.ts';
+import { BUNDLING_BANNER } from '../infra/constructs/bundled-function.ts';
 import { startLocalStage } from '../infra/local/stage.ts';
 import { DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS } from '../infra/stages.ts';
 import { route } from '../shared/api/routes.ts';

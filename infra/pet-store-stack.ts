@@ -26,13 +26,19 @@ export interface PetStoreStackProps extends StackProps {
   readonly alarmDestinations?: AlarmDestinations;
 }
 
+type OutputKey = keyof typeof STACK_OUTPUTS;
 /** Which output names which table: a new table in shared/dynamodb/tables.ts does not compile without one. */
-const TABLE_OUTPUTS: Readonly<Record<TableName, string>> = {
-  pets: STACK_OUTPUTS.petsTableName,
-  keys: STACK_OUTPUTS.keysTableName,
-  counters: STACK_OUTPUTS.countersTableName,
-  idempotency: STACK_OUTPUTS.idempotencyTableName,
-};
+const TABLE_OUTPUTS = {
+  pets: 'petsTableName',
+  keys: 'keysTableName',
+  counters: 'countersTableName',
+  idempotency: 'idempotencyTableName',
+} as const satisfies Readonly<Record<TableName, OutputKey>>;
+/** What every other output says: a new key in STACK_OUTPUTS does not compile without its value. */
+type OtherOutputs = Record<
+  Exclude<OutputKey, (typeof TABLE_OUTPUTS)[TableName]>,
+  { description: string; value: string }
+>;
 
 export class PetStoreStack extends Stack {
   readonly settings: StageSettings;
@@ -110,33 +116,31 @@ export class PetStoreStack extends Stack {
       dashboard: monitoring.dashboard,
     });
 
-    new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
-      key: STACK_OUTPUTS.baseUrl,
-      description: 'Base address of the API: append /pets',
-      value: api.baseUrl,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.restApiId, {
-      key: STACK_OUTPUTS.restApiId,
-      description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
-      value: this.api.restApiId,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.probeKeySecretArn, {
-      key: STACK_OUTPUTS.probeKeySecretArn,
-      description: "The secret that holds the release checks' probe key (docs/deploying.md)",
-      value: deployment.probeKey.secretArn,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.usagePlanId, {
-      key: STACK_OUTPUTS.usagePlanId,
-      description: 'The usage plan the key tool puts each API key in',
-      value: usagePlan.usagePlanId,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
-      key: STACK_OUTPUTS.canaryKeySecretArn,
-      description: "The secret that holds the smoke canary's read key (docs/deploying.md: the canary's key)",
-      value: watch.canary.keySecret.secretArn,
-    });
-    for (const [name, key] of Object.entries(TABLE_OUTPUTS) as [TableName, string][]) {
-      new CfnOutput(this, key, { key, description: `Name of the ${name} table`, value: this.tables[name].tableName });
+    const outputs: OtherOutputs = {
+      baseUrl: { description: 'Base address of the API: append /pets', value: api.baseUrl },
+      restApiId: {
+        description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
+        value: this.api.restApiId,
+      },
+      probeKeySecretArn: {
+        description: "The secret that holds the release checks' probe key (docs/deploying.md)",
+        value: deployment.probeKey.secretArn,
+      },
+      usagePlanId: { description: 'The usage plan the key tool puts each API key in', value: usagePlan.usagePlanId },
+      canaryKeySecretArn: {
+        description: "The secret that holds the smoke canary's read key (docs/deploying.md: the canary's key)",
+        value: watch.canary.keySecret.secretArn,
+      },
+    };
+    for (const [name, { description, value }] of Object.entries(outputs) as [
+      OutputKey,
+      OtherOutputs[keyof OtherOutputs],
+    ][]) {
+      new CfnOutput(this, STACK_OUTPUTS[name], { key: STACK_OUTPUTS[name], description, value });
+    }
+    for (const [table, name] of Object.entries(TABLE_OUTPUTS) as [TableName, OutputKey][]) {
+      const key = STACK_OUTPUTS[name];
+      new CfnOutput(this, key, { key, description: `Name of the ${table} table`, value: this.tables[table].tableName });
     }
   }
 }

@@ -2,7 +2,6 @@
 // read-only checks (tools/smoke, bundled here with esbuild) against the stage's own base
 // address every few minutes, with a read key of its own held in Secrets Manager, and an
 // alarm on its failed runs to the stage's alarm topic (docs/runbook.md, "SmokeCanary").
-import { fileURLToPath } from 'node:url';
 import {
   AssetHashType,
   Aws,
@@ -22,10 +21,10 @@ import { Canary, Code, Runtime, RuntimeFamily, Schedule, Test } from 'aws-cdk-li
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { removalPolicyOf } from '../constructs/data.ts';
+import { REPOSITORY_ROOT } from '../repository-root.ts';
 import { type DeployedStage, type StageSettings, stackName } from '../stages.ts';
 import { CANARY_ENV, type CanarySettings } from './watch-settings.ts';
 
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CANARY_ENTRY = 'tools/smoke/canary.ts';
 
 /**

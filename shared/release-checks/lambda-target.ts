@@ -14,7 +14,7 @@ import type { AuthorizerAnswer, CheckTarget } from './checks.ts';
 const REFUSAL_MESSAGE = 'Unauthorized';
 
 /** How long a denied Invoke is retried: IAM's changes usually show within seconds. */
-export const ACCESS_DENIED_RETRY_MS = 30_000;
+const ACCESS_DENIED_RETRY_MS = 30_000;
 const FIRST_RETRY_DELAY_MS = 250;
 const MAX_RETRY_DELAY_MS = 4_000;
 
