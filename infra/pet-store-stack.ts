@@ -13,6 +13,7 @@ import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
 import { Deployment } from './constructs/deployment.ts';
 import { type FunctionName, Functions } from './constructs/functions.ts';
+import { ReadKeys } from './constructs/read-key.ts';
 import type { ReleaseHook } from './constructs/release-hook.ts';
 import { KeyUsagePlan } from './constructs/usage-plan.ts';
 import { type AlarmDestinations, NO_ALARM_DESTINATIONS } from './monitoring/alarm-destinations.ts';
@@ -115,6 +116,16 @@ export class PetStoreStack extends Stack {
       alarmActions: monitoring.alarmActions,
       dashboard: monitoring.dashboard,
     });
+    // The probe key and the canary's key, minted by the stack: a fresh stage needs no key by hand.
+    const readKeys = new ReadKeys(this, 'ReadKeys', {
+      settings,
+      keysTable: this.tables.keys,
+      probeKeySecret: deployment.probeKey,
+      canaryKeySecret: watch.canary.keySecret,
+      usagePlan,
+    });
+    // The canary's first run, right after its creation, finds its key in its secret and in the plan.
+    watch.canary.canary.node.addDependency(readKeys.canaryKey, readKeys.canaryUsagePlanKey);
 
     const outputs: OtherOutputs = {
       baseUrl: { description: 'Base address of the API: append /pets', value: api.baseUrl },
