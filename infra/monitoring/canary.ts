@@ -59,7 +59,7 @@ export interface SmokeCanaryProps {
 
 export class SmokeCanary extends Construct {
   readonly canary: Canary;
-  /** Holds the canary's read key; the key tool makes it (docs/deploying.md, "The canary's key"). */
+  /** Holds the canary's read key, which the stack mints (docs/deploying.md, "The canary's key"). */
   readonly keySecret: Secret;
   readonly alarm: Alarm;
 
@@ -70,15 +70,15 @@ export class SmokeCanary extends Construct {
     const name = stackName(stage);
     this.keySecret = new Secret(this, 'KeySecret', {
       secretName: `${name}/smoke-canary-key`,
-      description: `The read key the smoke canary of ${name} calls the API with: put a key from \`npm run keys -- create --scope read\` here`,
-      // A placeholder until the key tool's key is put here: the canary fails, and says why.
+      description: `The read key the smoke canary of ${name} calls the API with: minted by the stack (infra/constructs/read-key.ts)`,
+      // A placeholder until the stack's read key replaces it, before the canary is created.
       generateSecretString: { passwordLength: 32, excludePunctuation: true },
       removalPolicy: RemovalPolicy.DESTROY,
     });
     Validations.of(this.keySecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The secret holds an API key issued by the key tool, not a credential Secrets Manager can rotate by itself: rotate it with `npm run keys -- rotate` and put-secret-value (docs/deploying.md).',
+        "The secret holds an API key the stack mints (infra/constructs/read-key.ts), not a credential Secrets Manager can rotate by itself: it is replaced by raising the stage's readKeyGeneration (docs/deploying.md).",
     });
 
     const artifacts = new Bucket(this, 'Artifacts', {
