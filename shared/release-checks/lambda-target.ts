@@ -18,30 +18,30 @@ const ACCESS_DENIED_RETRY_MS = 30_000;
 const FIRST_RETRY_DELAY_MS = 250;
 const MAX_RETRY_DELAY_MS = 4_000;
 
-/** Sends `command`, again after an AccessDeniedException until `retryMs` have passed. */
-const sendRetryingDenied = async (client: LambdaClient, command: InvokeCommand, retryMs: number) => {
-  const deadline = Date.now() + retryMs;
-  for (let delay = FIRST_RETRY_DELAY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS)) {
-    try {
-      return await client.send(command);
-    } catch (error) {
-      const denied = (error as Error).name === 'AccessDeniedException';
-      if (!denied || Date.now() + delay > deadline) throw error;
-      await sleep(delay);
-    }
-  }
-};
-
 export const lambdaTarget = (
   client: LambdaClient,
   functionArn: string,
   { accessDeniedRetryMs = ACCESS_DENIED_RETRY_MS } = {},
 ): CheckTarget => {
+  // One window for all of the target's calls, opened by the first denial: every check retrying
+  // for the whole window would outlast the hook's timeout, and an unreported hook holds the deploy.
+  let deniedUntil: number | undefined;
+  /** Sends `command`, again after an AccessDeniedException while the window lasts. */
+  const send = async (command: InvokeCommand) => {
+    for (let delay = FIRST_RETRY_DELAY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS)) {
+      try {
+        return await client.send(command);
+      } catch (error) {
+        if ((error as Error).name !== 'AccessDeniedException') throw error;
+        deniedUntil ??= Date.now() + accessDeniedRetryMs;
+        if (Date.now() + delay > deniedUntil) throw error;
+        await sleep(delay);
+      }
+    }
+  };
   const invoke = async (event: unknown): Promise<{ error?: string; answer: unknown }> => {
-    const output = await sendRetryingDenied(
-      client,
+    const output = await send(
       new InvokeCommand({ FunctionName: functionArn, Payload: Buffer.from(JSON.stringify(event)) }),
-      accessDeniedRetryMs,
     );
     const answer: unknown = output.Payload?.length
       ? JSON.parse(Buffer.from(output.Payload).toString('utf8'))

@@ -209,13 +209,20 @@ test('an Invoke refused with AccessDenied at first is retried: a good release st
   expect(status).toBe('Succeeded');
 });
 
-test('a denial that outlasts the retry window is a failed check, naming AccessDenied', async () => {
+test('a denial that outlasts the retry window fails, naming AccessDenied; later calls share that one window', async () => {
   host.denyNextInvokes = 1_000;
   try {
     const target = lambdaTarget(new LambdaClient({}), versionArn('getPet'), { accessDeniedRetryMs: 1_000 });
     const started = Date.now();
     await expect(target.http({} as APIGatewayProxyEvent)).rejects.toMatchObject({ name: 'AccessDeniedException' });
     expect(Date.now() - started).toBeLessThan(5_000);
+    // The window is spent: the next checks fail at once, so the hook still reports before its timeout.
+    const attempts = host.invoked.length;
+    await expect(target.http({} as APIGatewayProxyEvent)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(target.authorize({} as APIGatewayTokenAuthorizerEvent)).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+    expect(host.invoked.length - attempts).toBe(2);
   } finally {
     host.denyNextInvokes = 0;
   }
