@@ -26,7 +26,7 @@ const lambda = new LambdaClient({});
 /** The checks' results, or the fault that stopped them (a secret or an invoke that failed). */
 const runChecks = async (fn: CheckedFunction, version: string, env: (name: string) => string) => {
   const probeKeySecret = env(RELEASE_CHECK_ENV.probeKeySecret);
-  // Until an operator puts the stage's probe key in, the secret holds a placeholder: no key.
+  // Until the stack's read key replaces it (infra/constructs/read-key.ts), the secret holds a placeholder: no key.
   const secret = probeKeySecret ? await getSecret<string>(probeKeySecret) : undefined;
   const probeKey = secret !== undefined && KEY_PATTERN.test(secret) ? secret : undefined;
   return releaseChecks[fn](lambdaTarget(lambda, version), { stage: env(RELEASE_CHECK_ENV.stage), probeKey });

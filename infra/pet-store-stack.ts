@@ -13,6 +13,7 @@ import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
 import { Deployment } from './constructs/deployment.ts';
 import { type FunctionName, Functions } from './constructs/functions.ts';
+import { ReadKeys } from './constructs/read-key.ts';
 import type { ReleaseHook } from './constructs/release-hook.ts';
 import { KeyUsagePlan } from './constructs/usage-plan.ts';
 import { type AlarmDestinations, NO_ALARM_DESTINATIONS } from './monitoring/alarm-destinations.ts';
@@ -26,13 +27,19 @@ export interface PetStoreStackProps extends StackProps {
   readonly alarmDestinations?: AlarmDestinations;
 }
 
+type OutputKey = keyof typeof STACK_OUTPUTS;
 /** Which output names which table: a new table in shared/dynamodb/tables.ts does not compile without one. */
-const TABLE_OUTPUTS: Readonly<Record<TableName, string>> = {
-  pets: STACK_OUTPUTS.petsTableName,
-  keys: STACK_OUTPUTS.keysTableName,
-  counters: STACK_OUTPUTS.countersTableName,
-  idempotency: STACK_OUTPUTS.idempotencyTableName,
-};
+const TABLE_OUTPUTS = {
+  pets: 'petsTableName',
+  keys: 'keysTableName',
+  counters: 'countersTableName',
+  idempotency: 'idempotencyTableName',
+} as const satisfies Readonly<Record<TableName, OutputKey>>;
+/** What every other output says: a new key in STACK_OUTPUTS does not compile without its value. */
+type OtherOutputs = Record<
+  Exclude<OutputKey, (typeof TABLE_OUTPUTS)[TableName]>,
+  { description: string; value: string }
+>;
 
 export class PetStoreStack extends Stack {
   readonly settings: StageSettings;
@@ -109,34 +116,42 @@ export class PetStoreStack extends Stack {
       alarmActions: monitoring.alarmActions,
       dashboard: monitoring.dashboard,
     });
+    // The probe key and the canary's key, minted by the stack: a fresh stage needs no key by hand.
+    const readKeys = new ReadKeys(this, 'ReadKeys', {
+      settings,
+      keysTable: this.tables.keys,
+      probeKeySecret: deployment.probeKey,
+      canaryKeySecret: watch.canary.keySecret,
+      usagePlan,
+    });
+    // The canary's first run, right after its creation, finds its key in its secret and in the plan.
+    watch.canary.canary.node.addDependency(readKeys.canaryKey, readKeys.canaryUsagePlanKey);
 
-    new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
-      key: STACK_OUTPUTS.baseUrl,
-      description: 'Base address of the API: append /pets',
-      value: api.baseUrl,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.restApiId, {
-      key: STACK_OUTPUTS.restApiId,
-      description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
-      value: this.api.restApiId,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.probeKeySecretArn, {
-      key: STACK_OUTPUTS.probeKeySecretArn,
-      description: "The secret that holds the release checks' probe key (docs/deploying.md)",
-      value: deployment.probeKey.secretArn,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.usagePlanId, {
-      key: STACK_OUTPUTS.usagePlanId,
-      description: 'The usage plan the key tool puts each API key in',
-      value: usagePlan.usagePlanId,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
-      key: STACK_OUTPUTS.canaryKeySecretArn,
-      description: "The secret that holds the smoke canary's read key (docs/deploying.md: the canary's key)",
-      value: watch.canary.keySecret.secretArn,
-    });
-    for (const [name, key] of Object.entries(TABLE_OUTPUTS) as [TableName, string][]) {
-      new CfnOutput(this, key, { key, description: `Name of the ${name} table`, value: this.tables[name].tableName });
+    const outputs: OtherOutputs = {
+      baseUrl: { description: 'Base address of the API: append /pets', value: api.baseUrl },
+      restApiId: {
+        description: 'Id of the REST API (the key tool flushes its authorizer cache on revoke)',
+        value: this.api.restApiId,
+      },
+      probeKeySecretArn: {
+        description: "The secret that holds the release checks' probe key (docs/deploying.md)",
+        value: deployment.probeKey.secretArn,
+      },
+      usagePlanId: { description: 'The usage plan the key tool puts each API key in', value: usagePlan.usagePlanId },
+      canaryKeySecretArn: {
+        description: "The secret that holds the smoke canary's read key (docs/deploying.md: the canary's key)",
+        value: watch.canary.keySecret.secretArn,
+      },
+    };
+    for (const [name, { description, value }] of Object.entries(outputs) as [
+      OutputKey,
+      OtherOutputs[keyof OtherOutputs],
+    ][]) {
+      new CfnOutput(this, STACK_OUTPUTS[name], { key: STACK_OUTPUTS[name], description, value });
+    }
+    for (const [table, name] of Object.entries(TABLE_OUTPUTS) as [TableName, OutputKey][]) {
+      const key = STACK_OUTPUTS[name];
+      new CfnOutput(this, key, { key, description: `Name of the ${table} table`, value: this.tables[table].tableName });
     }
   }
 }

@@ -105,6 +105,11 @@ export interface StageSettings {
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   /** Each key's own limits (the stage's usage plan), under the stage throttling above. */
   readonly keyLimits: KeyLimits;
+  /**
+   * The generation of the read keys the stack mints for the release checks and the smoke canary
+   * (infra/constructs/read-key.ts): raise it and deploy to replace both keys (the old ones are revoked).
+   */
+  readonly readKeyGeneration: number;
   /** How long the functions' and the API's access log groups keep events. */
   readonly logRetentionDays: LogRetentionDays;
   /** POWERTOOLS_LOG_LEVEL of every function. */
@@ -187,6 +192,7 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     // On, as in production: it costs next to nothing on test data, and the runbook's restore
     // can be rehearsed here before anyone needs it in production.
     pointInTimeRecovery: true,
+    readKeyGeneration: 1,
     deletionProtection: false,
     terminationProtection: false,
     // Readable stack traces where faults are chased; production keeps the cold starts lean.
@@ -245,6 +251,7 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     authorizerCacheTtlSeconds: DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
     removalPolicy: 'retain',
     pointInTimeRecovery: true,
+    readKeyGeneration: 1,
     deletionProtection: true,
     terminationProtection: true,
     enableSourceMaps: false,

@@ -5,13 +5,11 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
-import { LAMBDA_ALIASES } from '../../infra/constructs/api-function.ts';
+import { LAMBDA_ALIASES } from '../../infra/constructs/bundled-function.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import { AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
-
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface DeployedBundle {
   /** The function's name in the stack: an operationId, or `authorizer`. */

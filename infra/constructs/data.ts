@@ -24,7 +24,7 @@ const attribute = ({ name, type }: KeyAttribute): Attribute => ({
   type: type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
 });
 
-export const removalPolicyOf = (settings: StageSettings): RemovalPolicy =>
+export const removalPolicyOf = (settings: Pick<StageSettings, 'removalPolicy'>): RemovalPolicy =>
   settings.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
 export class Data extends Construct {

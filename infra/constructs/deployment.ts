@@ -34,8 +34,8 @@ export class Deployment extends Construct {
   readonly hooks: Readonly<Record<FunctionName, ReleaseHook>>;
   /**
    * The stage's probe key: a `read` key the authorizer's checks must see let in. The stack makes
-   * the secret; an operator issues the key and puts it in (docs/deploying.md: The release probe
-   * key), so that no key exists that the keys tool did not issue and cannot list or revoke.
+   * the secret, and mints the key into it (infra/constructs/read-key.ts) as the keys tool would:
+   * the tool lists it like any other (docs/deploying.md: The release probe key).
    */
   readonly probeKey: Secret;
 
@@ -75,7 +75,7 @@ export class Deployment extends Construct {
 
     this.probeKey = new Secret(this, 'ProbeKey', {
       description: `The release checks' probe key of ${name}: a read key (docs/deploying.md)`,
-      // A placeholder until an operator puts the issued key in: not a key, so the checks say so.
+      // A placeholder until the stack's read key replaces it (infra/constructs/read-key.ts).
       generateSecretString: { passwordLength: 32, excludePunctuation: true, excludeUppercase: true },
       // It holds a key of the keys table, which outlives the secret: revoke the key, not the secret.
       removalPolicy: RemovalPolicy.DESTROY,
@@ -83,8 +83,8 @@ export class Deployment extends Construct {
     Validations.of(this.probeKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'It holds an API key that only the release checks use, issued and revoked with the keys tool: rotating it is ' +
-        '`keys rotate` and a put-secret-value (docs/deploying.md), not a Secrets Manager rotation function.',
+        'It holds an API key that only the release checks use, minted and revoked by the stack: replacing it is ' +
+        "raising the stage's readKeyGeneration (docs/deploying.md), not a Secrets Manager rotation function.",
     });
 
     const groups = {} as Record<FunctionName, LambdaDeploymentGroup>;

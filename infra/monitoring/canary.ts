@@ -2,7 +2,6 @@
 // read-only checks (tools/smoke, bundled here with esbuild) against the stage's own base
 // address every few minutes, with a read key of its own held in Secrets Manager, and an
 // alarm on its failed runs to the stage's alarm topic (docs/runbook.md, "SmokeCanary").
-import { fileURLToPath } from 'node:url';
 import {
   AssetHashType,
   Aws,
@@ -15,15 +14,17 @@ import {
 } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, type IAlarmAction, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Canary, Code, Runtime, RuntimeFamily, Schedule, Test } from 'aws-cdk-lib/aws-synthetics';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
-import { type DeployedStage, stackName } from '../stages.ts';
+import { removalPolicyOf } from '../constructs/data.ts';
+import { REPOSITORY_ROOT } from '../repository-root.ts';
+import { type DeployedStage, type StageSettings, stackName } from '../stages.ts';
 import { CANARY_ENV, type CanarySettings } from './watch-settings.ts';
 
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CANARY_ENTRY = 'tools/smoke/canary.ts';
 
 /**
@@ -37,15 +38,19 @@ const CANARY_RUNTIME = new Runtime('syn-nodejs-4.1', RuntimeFamily.NODEJS);
 const CANARY_NODE_TARGET = 'node22';
 
 /**
- * Synthetics names a canary's function and log group cwsyn-<canary name>-<random id>: the role
- * may write to the log groups of the Pet Store's canaries only (one name for both stages, so
- * that the reviewed acknowledgement below is the same in both).
+ * Synthetics names a canary's function cwsyn-<canary name>-<canary id> (the id is the canary's
+ * own, a UUID: aws/aws-cdk#23718; Synthetics' troubleshooting page shows the EngineArn), and
+ * Lambda logs it to /aws/lambda/<function name>. The role may write to the log groups of the
+ * Pet Store's canaries only (one name for both stages, so that the reviewed acknowledgement
+ * below is the same in both); the stack makes the one it uses (below).
  */
 const CANARY_NAME_PREFIX = 'petstore-';
 
 export interface SmokeCanaryProps {
   readonly stage: DeployedStage;
   readonly settings: CanarySettings;
+  /** The stage's log retention and removal policy: the canary's log group and bucket follow them. */
+  readonly storage: Pick<StageSettings, 'logRetentionDays' | 'removalPolicy'>;
   /** The stage's base address, ending in /v1. */
   readonly baseUrl: string;
   /** The stage's alarm topic (and any existing topic it names). */
@@ -54,24 +59,26 @@ export interface SmokeCanaryProps {
 
 export class SmokeCanary extends Construct {
   readonly canary: Canary;
-  /** Holds the canary's read key; the key tool makes it (docs/deploying.md, "The canary's key"). */
+  /** Holds the canary's read key, which the stack mints (docs/deploying.md, "The canary's key"). */
   readonly keySecret: Secret;
   readonly alarm: Alarm;
 
-  constructor(scope: Construct, id: string, { stage, settings, baseUrl, alarmActions }: SmokeCanaryProps) {
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, { stage, settings, storage, baseUrl, alarmActions }: SmokeCanaryProps) {
     super(scope, id);
     const name = stackName(stage);
     this.keySecret = new Secret(this, 'KeySecret', {
       secretName: `${name}/smoke-canary-key`,
-      description: `The read key the smoke canary of ${name} calls the API with: put a key from \`npm run keys -- create --scope read\` here`,
-      // A placeholder until the key tool's key is put here: the canary fails, and says why.
+      description: `The read key the smoke canary of ${name} calls the API with: minted by the stack (infra/constructs/read-key.ts)`,
+      // A placeholder until the stack's read key replaces it, before the canary is created.
       generateSecretString: { passwordLength: 32, excludePunctuation: true },
       removalPolicy: RemovalPolicy.DESTROY,
     });
     Validations.of(this.keySecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The secret holds an API key issued by the key tool, not a credential Secrets Manager can rotate by itself: rotate it with `npm run keys -- rotate` and put-secret-value (docs/deploying.md).',
+        "The secret holds an API key the stack mints (infra/constructs/read-key.ts), not a credential Secrets Manager can rotate by itself: it is replaced by raising the stage's readKeyGeneration (docs/deploying.md).",
     });
 
     const artifacts = new Bucket(this, 'Artifacts', {
@@ -80,9 +87,11 @@ export class SmokeCanary extends Construct {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       // A run's report and logs: on-call reads the latest failures, nothing is kept for long.
       lifecycleRules: [{ expiration: Duration.days(14) }],
-      // Kept when the stack goes (CloudFormation cannot delete a bucket with objects in it, and
-      // emptying it would take a custom resource): it empties itself within 14 days.
-      removalPolicy: RemovalPolicy.RETAIN,
+      // As the stage's other data: production keeps it when the stack goes (it empties itself
+      // within 14 days); staging and a first deploy leave nothing behind, which needs the
+      // bucket emptied first (CloudFormation cannot delete a bucket with objects in it).
+      removalPolicy: removalPolicyOf(storage),
+      autoDeleteObjects: storage.removalPolicy === 'destroy',
     });
     Validations.of(artifacts).acknowledge({
       id: 'AwsSolutions-S1',
@@ -112,6 +121,14 @@ export class SmokeCanary extends Construct {
     this.keySecret.grantRead(role);
     // The first run reads the secret: the role's policies exist before the canary starts.
     this.canary.node.addDependency(role);
+    // Made here, with retention, rather than by the canary's first run (no retention, and kept
+    // after the stack). Its name holds the canary's id, known once the canary exists: the role
+    // may not create log groups, so no run can make it first (which would fail this create).
+    this.logGroup = new LogGroup(this, 'Logs', {
+      logGroupName: `/aws/lambda/cwsyn-${canaryName}-${this.canary.canaryId}`,
+      retention: storage.logRetentionDays,
+      removalPolicy: removalPolicyOf(storage),
+    });
 
     // Missing data breaches: a canary that stopped running watches nothing, which on-call must know.
     this.alarm = new Alarm(this, 'FailedRuns', {
@@ -169,7 +186,12 @@ export class SmokeCanary extends Construct {
       inlinePolicies: {
         canary: new PolicyDocument({
           statements: [
-            new PolicyStatement({ actions: ['s3:PutObject'], resources: [artifacts.arnForObjects('runs/*')] }),
+            // Put and Get on its results path: AWS's documented minimum for a canary's role
+            // (CloudWatch User Guide, "Required roles and permissions for canaries").
+            new PolicyStatement({
+              actions: ['s3:PutObject', 's3:GetObject'],
+              resources: [artifacts.arnForObjects('runs/*')],
+            }),
             new PolicyStatement({ actions: ['s3:GetBucketLocation'], resources: [artifacts.bucketArn] }),
             new PolicyStatement({ actions: ['s3:ListAllMyBuckets'], resources: ['*'] }),
             new PolicyStatement({
@@ -178,7 +200,8 @@ export class SmokeCanary extends Construct {
               conditions: { StringEquals: { 'cloudwatch:namespace': 'CloudWatchSynthetics' } },
             }),
             new PolicyStatement({
-              actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
+              // Not logs:CreateLogGroup: the stack makes the canary's log group (above).
+              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
               resources: [
                 `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:/aws/lambda/cwsyn-${CANARY_NAME_PREFIX}*`,
               ],

@@ -114,9 +114,11 @@ export const createReleaseAlarms = (
       'authorizer',
       new MathExpression({
         // The new version's share, less the share of the versions still serving in the same minute.
+        // MAX takes an array of time series (CloudWatch's metric-math page): the floor of one
+        // call is TIME_SERIES(1), not the number 1 (test/cdk/metric-math.test.ts).
         expression:
           `IF(newCalls >= ${settings.minAuthorizations}, ` +
-          '100 * FILL(newRefused, 0) / newCalls - 100 * FILL(allRefused - newRefused, 0) / MAX([FILL(allCalls - newCalls, 0), 1]), 0)',
+          '100 * FILL(newRefused, 0) / newCalls - 100 * FILL(allRefused - newRefused, 0) / MAX([FILL(allCalls - newCalls, 0), TIME_SERIES(1)]), 0)',
         usingMetrics: {
           newCalls: lambdaMetric('Invocations', authorizer, version),
           newRefused: lambdaMetric('Errors', authorizer, version),

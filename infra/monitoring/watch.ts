@@ -32,7 +32,13 @@ export class Watch extends Construct {
   constructor(scope: Construct, id: string, { settings, baseUrl, apiStage, alarmActions, dashboard }: WatchProps) {
     super(scope, id);
     const { stage } = settings;
-    this.canary = new SmokeCanary(this, 'SmokeCanary', { stage, settings: settings.canary, baseUrl, alarmActions });
+    this.canary = new SmokeCanary(this, 'SmokeCanary', {
+      stage,
+      settings: settings.canary,
+      storage: settings,
+      baseUrl,
+      alarmActions,
+    });
     this.slo = new ServiceLevelObjectives(this, 'Slo', { stage, settings: settings.slo, apiStage, alarmActions });
 
     const fast = BURN_RATE_ALERTS.SloFastBurn;

@@ -25,6 +25,21 @@ const toRecord = ({ keyHash: _hash, usageKey: _usage, ...record }: KeyItem): Key
 /** The earlier of two ISO 8601 times, either of which may be absent. */
 const earlier = (a: string | undefined, b: string): string => (a !== undefined && a < b ? a : b);
 
+/**
+ * Revokes the key whose hash is `keyHash`, keeping the first revocation's time: for a holder of the
+ * key's hash only (the stack's read keys: functions/read-key.ts), which needs no scan by key id.
+ */
+export const revokeKeyHash = (client: DynamoDBDocumentClient, tableName: string, keyHash: string) =>
+  client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: { keyHash },
+      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+      ConditionExpression: 'attribute_exists(keyHash)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
+  );
+
 export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: string): KeysRepository => {
   const scanAll = async (): Promise<KeyItem[]> => {
     const items: KeyItem[] = [];
@@ -60,16 +75,7 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
 
   const findById = async (keyId: string) => (await scanAll()).find((candidate) => candidate.keyId === keyId);
 
-  const markRevoked = (keyHash: string) =>
-    client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { keyHash },
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeValues: { ':now': new Date().toISOString() },
-      }),
-    );
+  const markRevoked = (keyHash: string) => revokeKeyHash(client, tableName, keyHash);
 
   return {
     async lookup(key) {

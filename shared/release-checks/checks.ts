@@ -176,7 +176,7 @@ export const releaseChecks: Readonly<
     ),
     await run("the authorizer lets the stage's probe key in", async () => {
       if (!context.probeKey)
-        return ['no probe key to check with: put one in (docs/deploying.md, The release probe key)'];
+        return ['no probe key to check with: the stack mints it (docs/deploying.md, The release probe key)'];
       const answer = await target.authorize(tokenEvent(context, `Bearer ${context.probeKey}`));
       if (answer.kind !== 'allowed') return [answer.kind === 'refused' ? 'refused it' : `failed: ${answer.message}`];
       // A read key: its policy must allow the listing (and may deny the writes).

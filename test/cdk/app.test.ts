@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CI_STACK_NAME } from '../../infra/ci/github.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import {
   BOOTSTRAP_QUALIFIERS,
   DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
@@ -11,7 +12,7 @@ import {
   stageEnvironment,
   stageSettings,
 } from '../../infra/stages.ts';
-import { REPOSITORY_ROOT, type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';
+import { type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';
 
 let app: SynthesizedApp;
 beforeAll(async () => {

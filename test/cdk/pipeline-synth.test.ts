@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
+import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import {
   DEPLOYED_STAGES,
   type DeployedStage,
@@ -19,7 +20,6 @@ import {
   stageAccountEnvVar,
   stageRegionEnvVar,
 } from '../../infra/stages.ts';
-import { REPOSITORY_ROOT } from './support/synth.ts';
 
 const CI_ALARM_STAND_IN = 'ci-synth@example.com';
 const dirs: string[] = [];

@@ -96,6 +96,41 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
     );
   });
 
+  // AWS's documented minimum for a canary's role (CloudWatch User Guide, "Required roles and
+  // permissions for canaries": https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Synthetics_Canaries_CanaryPermissions.html):
+  // s3:PutObject and s3:GetObject on its results path.
+  it('its role may put and get the objects of its results path, as AWS documents for a canary', () => {
+    const template = app.template(stage);
+    const [, canary] = only(template, 'AWS::Synthetics::Canary');
+    const role = render(canary.Properties!.ExecutionRoleArn).slice(2, -5);
+    const policy = JSON.stringify(template.Resources[role]!.Properties!.Policies);
+    const [bucket] = only(template, 'AWS::S3::Bucket');
+    expect(render(canary.Properties!.ArtifactS3Location)).toBe(`s3://\${${bucket}}/runs`);
+    const statements = (template.Resources[role]!.Properties!.Policies as { PolicyDocument: { Statement: any[] } }[])
+      .flatMap((p) => p.PolicyDocument.Statement)
+      .filter((s) => render(s.Resource) === `\${${bucket}.Arn}/runs/*`);
+    expect(statements.flatMap((s) => [s.Action].flat()).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    // It may not make log groups: the stack makes its one (next test), which a run would otherwise race.
+    expect(policy).not.toContain('logs:CreateLogGroup');
+  });
+
+  // Synthetics names the canary's function cwsyn-<canary name>-<canary id>, and Lambda logs it to
+  // /aws/lambda/<function name> (aws/aws-cdk#23718 shows such a group, left with no retention).
+  it("makes the canary's log group, named after the canary's id, with the stage's retention", () => {
+    const template = app.template(stage);
+    const [canaryId, canary] = only(template, 'AWS::Synthetics::Canary');
+    const groups = resourcesOfType(template, 'AWS::Logs::LogGroup').filter(([, r]) =>
+      String(render(r.Properties!.LogGroupName)).startsWith('/aws/lambda/cwsyn-'),
+    );
+    expect(groups).toHaveLength(1);
+    const [, group] = groups[0]!;
+    expect(render(group.Properties!.LogGroupName)).toBe(
+      `/aws/lambda/cwsyn-${canary.Properties!.Name}-\${${canaryId}.Id}`,
+    );
+    expect(group.Properties!.RetentionInDays).toBe(settings.logRetentionDays);
+    expect(group.DeletionPolicy).toBe(settings.removalPolicy === 'retain' ? 'Retain' : 'Delete');
+  });
+
   it('alarms to the stage topic after consecutive failed runs, and when the canary stops running', () => {
     const template = app.template(stage);
     const alarm = alarmNamed(template, 'AWS::CloudWatch::Alarm', `${name}-SmokeCanary`)[1].Properties!;

@@ -4,12 +4,14 @@
 // real handlers pass every check and the hook reports Succeeded; a handler broken as a release
 // could break it makes the hook report Failed, naming what was wrong.
 import { randomUUID } from 'node:crypto';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { FUNCTION_NAMES, routes } from '../../shared/api/routes.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { type CheckedFunction, type CheckResult, releaseChecks } from '../../shared/release-checks/checks.ts';
+import { lambdaTarget } from '../../shared/release-checks/lambda-target.ts';
 import { RELEASE_CHECK_ENV } from '../../shared/release-checks/settings.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { type HookHost, type Invoked, startHookHost } from '../support/hook-host.ts';
@@ -194,4 +196,35 @@ test('checks that cannot run (a probe secret it cannot read) are a release that 
   const { status, results } = await runHook('authorizer', `${PROBE_SECRET}-that-does-not-exist`);
   expect(results).toEqual([{ check: 'the release checks ran', problem: expect.stringMatching(/^\w+: /) }]);
   expect(status).toBe('Failed');
+});
+
+// IAM is eventually consistent: a grant changed by the deploy may refuse the hook's first calls
+// (aws/aws-cdk#29871; https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_general.html#troubleshoot_general_eventual-consistency).
+test('an Invoke refused with AccessDenied at first is retried: a good release still reports Succeeded', async () => {
+  host.denyNextInvokes = 2;
+  const before = host.invoked.length;
+  const { status, results } = await runHook('getPet');
+  expect(host.denyNextInvokes).toBe(0);
+  expect(host.invoked.length - before).toBeGreaterThan(2);
+  expect(results.filter((r) => r.problem)).toEqual([]);
+  expect(status).toBe('Succeeded');
+});
+
+test('a denial that outlasts the retry window fails, naming AccessDenied; later calls share that one window', async () => {
+  host.denyNextInvokes = 1_000;
+  try {
+    const target = lambdaTarget(new LambdaClient({}), versionArn('getPet'), { accessDeniedRetryMs: 1_000 });
+    const started = Date.now();
+    await expect(target.http({} as APIGatewayProxyEvent)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The window is spent: the next checks fail at once, so the hook still reports before its timeout.
+    const attempts = host.invoked.length;
+    await expect(target.http({} as APIGatewayProxyEvent)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(target.authorize({} as APIGatewayTokenAuthorizerEvent)).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+    expect(host.invoked.length - attempts).toBe(2);
+  } finally {
+    host.denyNextInvokes = 0;
+  }
 });

@@ -19,8 +19,14 @@ export interface HookHost {
   endpoint: string;
   /** Every status the hook reported to CodeDeploy, in order. */
   reports: LifecycleReport[];
-  /** The qualified function names the hook invoked. */
+  /** The qualified function names the hook invoked (denied calls included). */
   invoked: string[];
+  /**
+   * How many of the next Invoke calls are refused as IAM refuses a call its policy does not (yet)
+   * allow: HTTP 403, AccessDeniedException (Lambda's Invoke errors:
+   * https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html#API_Invoke_Errors).
+   */
+  denyNextInvokes: number;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,7 @@ export const startHookHost = async (options: {
 }): Promise<HookHost> => {
   const reports: LifecycleReport[] = [];
   const invoked: string[] = [];
+  const denial = { next: 0 };
   const server = createServer(async (request, response) => {
     const body = await bodyOf(request);
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
@@ -49,6 +56,14 @@ export const startHookHost = async (options: {
     if (invoke) {
       const name = decodeURIComponent(invoke[1]!);
       invoked.push(name);
+      if (denial.next > 0) {
+        denial.next -= 1;
+        return json(
+          403,
+          { Type: 'User', message: `not authorized to perform: lambda:InvokeFunction on resource: ${name}` },
+          { 'X-Amzn-ErrorType': 'AccessDeniedException' },
+        );
+      }
       const outcome = await options.invoke(name, JSON.parse(body));
       if ('result' in outcome) return json(200, outcome.result ?? null);
       const { name: errorType, message: errorMessage } = outcome.error;
@@ -66,5 +81,16 @@ export const startHookHost = async (options: {
     json(400, { __type: 'UnknownOperationException', message: `not emulated: ${target || request.url}` });
   });
   const listening = await listenOnLoopback(server);
-  return { endpoint: listening.endpoint, reports, invoked, close: listening.close };
+  return {
+    endpoint: listening.endpoint,
+    reports,
+    invoked,
+    get denyNextInvokes() {
+      return denial.next;
+    },
+    set denyNextInvokes(count: number) {
+      denial.next = count;
+    },
+    close: listening.close,
+  };
 };

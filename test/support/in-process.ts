@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -15,6 +15,7 @@ import type {
 import { functionEnvironment } from '../../infra/local/function-environment.ts';
 import { lambdaContext as localLambdaContext } from '../../infra/local/lambda-runtime.ts';
 import { matchRoute } from '../../infra/local/route-matcher.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../infra/stages.ts';
 import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
 import { proxyEvent as buildProxyEvent, type ClientRequest } from '../../shared/lambda/proxy-event.ts';
@@ -51,8 +52,6 @@ export interface Functions {
   invoke(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult>;
   authorize(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult>;
 }
-
-const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const importHandler = async <H>(entry: string): Promise<H> =>
   ((await import(pathToFileURL(resolve(REPOSITORY_ROOT, entry)).href)) as { handler: H }).handler;

@@ -7,11 +7,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { REPOSITORY_ROOT } from '../../../infra/repository-root.ts';
 import { type DeployedStage, stackName } from '../../../infra/stages.ts';
 import type { FunctionName } from '../../../shared/api/routes.ts';
 
-export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** cdk.out's name for CDK's validation report (aws-cdk-lib/cx-api VALIDATION_REPORT_FILE). */
 const VALIDATION_REPORT_FILE = 'validation-report.json';
 

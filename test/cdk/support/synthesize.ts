@@ -12,11 +12,11 @@ import { createPetStoreApp } from '../../../infra/app.ts';
 import { GITHUB_REPOSITORY_CONTEXT } from '../../../infra/ci/github.ts';
 import { alarmDestinationsContextKey } from '../../../infra/monitoring/alarm-destinations.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
+import { REPOSITORY_ROOT } from '../../../infra/repository-root.ts';
 import { DEPLOYED_STAGES, stageAccountEnvVar, stageRegionEnvVar } from '../../../infra/stages.ts';
 import {
   type Acknowledgement,
   type NagFinding,
-  REPOSITORY_ROOT,
   type StackIndex,
   type Synthesis,
   TEST_ALARM_DESTINATION,

@@ -1,0 +1,97 @@
+// The stage's read keys that no one hands out: the release checks' probe key and the smoke
+// canary's key, each minted by the stack itself (functions/read-key.ts, a Lambda-backed custom
+// resource) into its secret, so that a fresh stage's hooks and canary have keys that work with
+// no step by hand. Raising the stage's readKeyGeneration replaces both (the old keys are revoked).
+// The canary calls through API Gateway, so its key also gets its API key in the stage's usage
+// plan, as the key tool gives every key it creates (tools/keys/usage-plan.ts).
+import { CustomResource, Duration } from 'aws-cdk-lib';
+import { CfnApiKey, CfnUsagePlanKey, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { ReadKeyProperties } from '../../functions/read-key.ts';
+import { type StageSettings, stackName } from '../stages.ts';
+import { BundledFunction } from './bundled-function.ts';
+
+const READ_KEY_ENTRY = 'functions/read-key.ts';
+/** CloudFormation's name for the resource type: Custom:: and a name of ours. */
+export const READ_KEY_RESOURCE_TYPE = 'Custom::PetStoreReadKey';
+
+export interface ReadKeysProps {
+  readonly settings: StageSettings;
+  readonly keysTable: TableV2;
+  /** The secrets the probe key and the canary's key go to. */
+  readonly probeKeySecret: ISecret;
+  readonly canaryKeySecret: ISecret;
+  readonly usagePlan: UsagePlan;
+}
+
+export class ReadKeys extends Construct {
+  readonly minter: BundledFunction;
+  readonly probeKey: CustomResource;
+  readonly canaryKey: CustomResource;
+  /** The canary's key's API key, in the usage plan: what the canary's first run waits for. */
+  readonly canaryUsagePlanKey: CfnUsagePlanKey;
+
+  constructor(scope: Construct, id: string, props: ReadKeysProps) {
+    const { settings, keysTable, probeKeySecret, canaryKeySecret, usagePlan } = props;
+    super(scope, id);
+    const name = stackName(settings.stage);
+    // A new key's item (PutItem), a replaced key's revocation (UpdateItem of revokedAt), and the two
+    // secrets' values: nothing else, no read of any key or table.
+    this.minter = new BundledFunction(this, 'Minter', {
+      entry: READ_KEY_ENTRY,
+      settings,
+      roleDescription: `Mints the read keys of the release checks and the smoke canary (${settings.stage})`,
+      grants: [
+        { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [keysTable.tableArn] },
+        {
+          actions: ['secretsmanager:PutSecretValue'],
+          resources: [probeKeySecret.secretArn, canaryKeySecret.secretArn],
+        },
+      ],
+      function: {
+        description: `Pet Store read keys of ${name}: minted by the stack for its release checks and canary`,
+        memorySize: 256,
+        timeout: Duration.seconds(30),
+      },
+      acknowledged: {
+        noDeadLetterQueue:
+          'CloudFormation invokes it for its custom resources and waits for its answer; a request it cannot ' +
+          'serve is answered FAILED, and one it never answers fails the stack operation at its timeout.',
+        xrayWildcard:
+          'Only the two X-Ray actions that active tracing adds (xray:PutTraceSegments, xray:PutTelemetryRecords): ' +
+          'X-Ray has no resource-level permissions. Its other grants name the keys table and the two secrets.',
+      },
+    });
+    const readKey = (keyId: string, secret: ISecret, label: string) => {
+      const properties: ReadKeyProperties = {
+        TableName: keysTable.tableName,
+        SecretArn: secret.secretArn,
+        Label: label,
+        Generation: String(settings.readKeyGeneration),
+      };
+      const resource = new CustomResource(this, keyId, {
+        serviceToken: this.minter.function.functionArn,
+        resourceType: READ_KEY_RESOURCE_TYPE,
+        properties: { ...properties },
+      });
+      // The role's grants exist before CloudFormation sends its first request.
+      resource.node.addDependency(this.minter.role);
+      return resource;
+    };
+    this.probeKey = readKey('ProbeKey', probeKeySecret, `${name} release probe (made by the stack)`);
+    this.canaryKey = readKey('CanaryKey', canaryKeySecret, `${name} smoke canary (made by the stack)`);
+
+    const apiKey = new CfnApiKey(this, 'CanaryApiKey', {
+      description: `${name} smoke canary's read key (its usage identifier, never the key)`,
+      enabled: true,
+      value: this.canaryKey.getAttString('UsageKey'),
+    });
+    this.canaryUsagePlanKey = new CfnUsagePlanKey(this, 'CanaryUsagePlanKey', {
+      keyId: apiKey.ref,
+      keyType: 'API_KEY',
+      usagePlanId: usagePlan.usagePlanId,
+    });
+  }
+}

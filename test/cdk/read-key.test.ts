@@ -1,0 +1,73 @@
+// The read keys the stack mints for itself (infra/constructs/read-key.ts): the release checks'
+// probe key and the smoke canary's key, in BOTH stages, each a custom resource served by one
+// bundled function whose role may write a key's item and the two secrets, and nothing else.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { READ_KEY_RESOURCE_TYPE } from '../../infra/constructs/read-key.ts';
+import { DEPLOYED_STAGES, stageSettings } from '../../infra/stages.ts';
+import { type SynthesizedApp, synthesized } from './support/synth.ts';
+import { grantsOf, render, resourcesOfType } from './support/template.ts';
+
+let app: SynthesizedApp;
+beforeAll(async () => {
+  app = await synthesized();
+}, 300_000);
+
+describe.each(DEPLOYED_STAGES)('%s', (stage) => {
+  const keysOf = () => {
+    const template = app.template(stage);
+    const found = resourcesOfType(template, READ_KEY_RESOURCE_TYPE);
+    const bySecret = Object.fromEntries(found.map(([id, r]) => [render(r.Properties!.SecretArn), { id, r }]));
+    return { template, found, bySecret };
+  };
+
+  it("mints one read key into the probe key's secret and one into the canary's, of the stage's generation", () => {
+    const { template, found, bySecret } = keysOf();
+    const index = app.index[stage];
+    expect(found).toHaveLength(2);
+    const canarySecret = resourcesOfType(template, 'AWS::SecretsManager::Secret').find(([id]) =>
+      id.startsWith('WatchSmokeCanary'),
+    )![0];
+    expect(Object.keys(bySecret).sort()).toEqual([`\${${index.probeKey}}`, `\${${canarySecret}}`].sort());
+    for (const [, r] of found) {
+      expect(render(r.Properties!.TableName)).toBe(`\${${index.tables.keys}}`);
+      expect(r.Properties!.Generation).toBe(String(stageSettings[stage].readKeyGeneration));
+    }
+    // One function serves both.
+    expect(new Set(found.map(([, r]) => render(r.Properties!.ServiceToken))).size).toBe(1);
+  });
+
+  it('its function may write a key (PutItem, and UpdateItem to revoke) and the two secrets, and nothing else', () => {
+    const { template, found } = keysOf();
+    const token = render(found[0]![1].Properties!.ServiceToken);
+    const fnId = token.slice(2, -'.Arn}'.length);
+    const roleId = render(template.Resources[fnId]!.Properties!.Role).slice(2, -'.Arn}'.length);
+    const logGroup = render(template.Resources[fnId]!.Properties!.LoggingConfig.LogGroup).slice(2, -1);
+    const keysArn = `\${${app.index[stage].tables.keys}.Arn}`;
+    expect(grantsOf(template, roleId)).toEqual(
+      [
+        `Allow logs:CreateLogStream \${${logGroup}.Arn}`,
+        `Allow logs:PutLogEvents \${${logGroup}.Arn}`,
+        `Allow dynamodb:PutItem ${keysArn}`,
+        `Allow dynamodb:UpdateItem ${keysArn}`,
+        ...found.map(([, r]) => `Allow secretsmanager:PutSecretValue ${render(r.Properties!.SecretArn)}`),
+        'Allow xray:PutTelemetryRecords *',
+        'Allow xray:PutTraceSegments *',
+      ].sort(),
+    );
+  });
+
+  it("gives the canary's key its API key in the usage plan, and starts the canary only once both exist", () => {
+    const { template, bySecret } = keysOf();
+    const canaryKey = Object.entries(bySecret).find(([secret]) => secret.includes('WatchSmokeCanary'))![1].id;
+    const [apiKeyId, apiKey] = resourcesOfType(template, 'AWS::ApiGateway::ApiKey').find(
+      ([, r]) => render(r.Properties!.Value) === `\${${canaryKey}.UsageKey}`,
+    )!;
+    expect(apiKey.Properties!.Enabled).toBe(true);
+    const [planKeyId, planKey] = resourcesOfType(template, 'AWS::ApiGateway::UsagePlanKey').find(
+      ([, r]) => render(r.Properties!.KeyId) === `\${${apiKeyId}}`,
+    )!;
+    expect(render(planKey.Properties!.UsagePlanId)).toMatch(/^\$\{KeyLimitsPlan/);
+    const [, canary] = resourcesOfType(template, 'AWS::Synthetics::Canary')[0]!;
+    expect(canary.DependsOn).toEqual(expect.arrayContaining([canaryKey, planKeyId]));
+  });
+});
