@@ -1,16 +1,14 @@
 // TOKEN authorizer: `Bearer <key>` → the key's hash in the keys table → a policy for the
 // whole stage, naming the caller by key id. API Gateway caches the answer per token for
 // every route, so the policy must be right for all of them: it allows the methods the
-// key's scope may invoke and explicitly denies the others (a `read` key's POST is a 403).
-import { type Route, resourcePath, routes } from '../shared/api/routes.ts';
+// key's scope may invoke and explicitly denies the others (a `read` key's write is a 403).
+import { KEY_SCOPES, type KeyScope, type Route, resourcePath, routes, scopeAllows } from '../shared/api/routes.ts';
 import {
   bearerKey,
   isExpired,
-  type KeyScope,
   LAST_USE_RESOLUTION_MS,
   rateLimitPolicy,
   rateLimitsFromEnv,
-  SCOPE_METHODS,
 } from '../shared/domain/api-keys.ts';
 import { authorizerHandler, KeyRefused } from '../shared/lambda/authorizer-handler.ts';
 import { keysRepository } from '../shared/lambda/services.ts';
@@ -27,16 +25,17 @@ const routeSuffix = (route: Route): string => `${route.method}${resourcePath(rou
 
 /** For each scope, the routes it allows and those it does not, from the route table, once. */
 const ROUTES_BY_SCOPE = Object.fromEntries(
-  (Object.keys(SCOPE_METHODS) as KeyScope[]).map((scope) => [
+  KEY_SCOPES.map((scope) => [
     scope,
-    [true, false].map((allow) =>
-      routes.filter((r) => SCOPE_METHODS[scope].includes(r.method) === allow).map(routeSuffix),
-    ) as [string[], string[]],
+    [true, false].map((allow) => routes.filter((r) => scopeAllows(scope, r.scope) === allow).map(routeSuffix)) as [
+      string[],
+      string[],
+    ],
   ]),
 ) as Record<KeyScope, [allowed: string[], denied: string[]]>;
 
 /**
- * Every route of the route table, allowed when the key's scope has its method and denied
+ * Every route of the route table, allowed when the key's scope may call it and denied
  * explicitly when not: the one cached policy then answers right for every route.
  */
 const scopePolicy = (methodArn: string, scope: KeyScope) => {

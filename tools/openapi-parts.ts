@@ -2,8 +2,9 @@
 // error answers every operation shares, getPet's deprecation headers. tools/openapi.ts puts them
 // together.
 import * as z from 'zod/mini';
-import { route } from '../shared/api/routes.ts';
+import { answers, type Route, route } from '../shared/api/routes.ts';
 import type { ErrorCode } from '../shared/api/schemas.ts';
+import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 import { deprecationExamples, type Example, errorExamples, headerExamples } from './openapi-examples.ts';
 
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -110,7 +111,7 @@ export const commonErrors = {
   '504': error('GATEWAY_TIMEOUT', 'The function did not answer in time.', errorExamples.gatewayTimeout),
 };
 
-export const deprecationHeaders = {
+const deprecationHeaders = {
   Deprecation: header(
     'RFC 9745: when this operation was deprecated, as `@<unix-seconds>`.',
     deprecationExamples.deprecation,
@@ -132,3 +133,78 @@ const sunset = route('getPet').deprecation?.sunset;
 if (!sunset) throw new Error('getPet is deprecated: its route must say when it is removed');
 /** `2030-12-05`: the day, as the route table states it. */
 export const sunsetDay = sunset.toISOString().slice(0, 10);
+
+/**
+ * What each operation's document says that its route entry cannot: the words, the examples,
+ * the success answer's own headers and its own refusals. The generic answers (400 for any input,
+ * 403 for a write, 404 for a path parameter, 413 and 415 for a body, the common ones, the
+ * deprecation headers) come from the entry (`responsesOf`).
+ */
+export interface OperationDoc {
+  readonly description: string;
+  readonly parameters?: readonly object[];
+  /** The body's examples, when the route takes one. */
+  readonly bodyExamples?: Record<string, Example>;
+  readonly success: {
+    readonly description: string;
+    readonly headers?: Record<string, object>;
+    /** Its body's schema and examples; absent for a 204. */
+    readonly content?: { readonly schema: string; readonly examples: Record<string, Example> };
+  };
+  /** What the 400 says, when the route takes input. */
+  readonly badRequest?: { readonly description: string; readonly examples: Record<string, Example> };
+  /** Its own refusals: exactly those its route entry's `statuses` name after the success. */
+  readonly refusals?: Readonly<Record<number, object>>;
+}
+
+/**
+ * Every answer of an operation: its success and its own refusals as its document words them,
+ * and the generic answers its route entry implies (shared/api/routes.ts, `answers`), each with
+ * the deprecation headers when the operation is deprecated.
+ */
+export const responsesOf = (r: Route, doc: Pick<OperationDoc, 'success' | 'badRequest' | 'refusals'>) => {
+  const deprecation = r.deprecation ? deprecationHeaders : {};
+  const [success, ...refusals] = r.statuses;
+  const own = Object.keys(doc.refusals ?? {}).map(Number);
+  if (own.join() !== refusals.join())
+    throw new Error(`${r.operationId}: its document words the refusals ${own}, its route entry says ${refusals}`);
+  const generic = new Set(answers(r));
+  const { content } = doc.success;
+  if (generic.has(400) !== (doc.badRequest !== undefined))
+    throw new Error(`${r.operationId}: a 400 (badRequest) is worded exactly when its route entry takes input`);
+  return {
+    [success]: {
+      description: doc.success.description,
+      headers: { ...requestIdHeader, ...rateLimitHeader, ...doc.success.headers, ...deprecation },
+      // A 204 declares no content: it has no body.
+      ...(content && { content: { 'application/json': { schema: ref(content.schema), examples: content.examples } } }),
+    },
+    ...(doc.badRequest && {
+      400: keyedError('BAD_REQUEST', doc.badRequest.description, doc.badRequest.examples, deprecation),
+    }),
+    ...(generic.has(403) && {
+      403: error(
+        'FORBIDDEN',
+        "The key's scope does not allow this operation: a `read` key may call the GET operations only.",
+        errorExamples.forbidden,
+      ),
+    }),
+    ...(generic.has(404) && {
+      404: keyedError('NOT_FOUND', 'No animal has that id.', errorExamples.notFound, deprecation),
+    }),
+    ...(generic.has(413) && {
+      413: keyedError(
+        'PAYLOAD_TOO_LARGE',
+        `The body is larger than ${MAX_BODY_BYTES} bytes.`,
+        errorExamples.payloadTooLarge,
+      ),
+      415: keyedError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Content-Type is not application/json, or its charset is not utf-8.',
+        errorExamples.unsupportedMediaType,
+      ),
+    }),
+    ...doc.refusals,
+    ...commonErrors,
+  };
+};

@@ -10,51 +10,39 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyKey,
 } from '../shared/api/idempotency.ts';
-import { API_VERSION_PATH, type OperationId, routes } from '../shared/api/routes.ts';
+import { API_VERSION_PATH, type OperationId, type Route, routes } from '../shared/api/routes.ts';
 import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
 import { AUTHORIZATION_PATTERN } from '../shared/domain/api-keys.ts';
-import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 import { errorExamples, headerExamples, parameterExamples, petExamples } from './openapi-examples.ts';
 import { guide } from './openapi-guide.ts';
 import {
-  commonErrors,
-  deprecationHeaders,
-  error,
   header,
   keyedError,
   LINK_SCHEMA,
+  type OperationDoc,
   parameterSchema,
   parameters,
-  rateLimitHeader,
   ref,
-  requestIdHeader,
+  responsesOf,
   retryAfter,
   sunsetDay,
 } from './openapi-parts.ts';
 
-const operations: Record<OperationId, object> = {
+const operations: Record<OperationId, OperationDoc> = {
   listPets: {
     description:
       'Animals ordered by id when filtered by status. When more match, the `Link` header carries `rel="next"`: ' +
       'the same listing with an opaque `cursor`, relative to the request URL. Following `next` links from the ' +
       'first page visits every matching animal once; the last page has no `next`.',
     parameters: parameters(ListPetsQuery.shape, 'query', parameterExamples.listPets),
-    responses: {
-      '200': {
-        description: 'A page of animals; `[]` when nothing matches.',
-        headers: {
-          ...requestIdHeader,
-          ...rateLimitHeader,
-          Link: header('`<…>; rel="next"` when more animals match.', headerExamples.nextLink, LINK_SCHEMA),
-        },
-        content: { 'application/json': { schema: ref('Pets'), examples: petExamples.page } },
-      },
-      '400': keyedError(
-        'BAD_REQUEST',
-        'A query parameter or the cursor is malformed or out of range.',
-        errorExamples.listPetsBadRequest,
-      ),
-      ...commonErrors,
+    success: {
+      description: 'A page of animals; `[]` when nothing matches.',
+      headers: { Link: header('`<…>; rel="next"` when more animals match.', headerExamples.nextLink, LINK_SCHEMA) },
+      content: { schema: 'Pets', examples: petExamples.page },
+    },
+    badRequest: {
+      description: 'A query parameter or the cursor is malformed or out of range.',
+      examples: errorExamples.listPetsBadRequest,
     },
   },
   createPet: {
@@ -81,82 +69,66 @@ const operations: Record<OperationId, object> = {
         example: headerExamples.idempotencyKey,
       },
     ],
-    requestBody: {
-      required: true,
-      content: { 'application/json': { schema: ref('NewPet'), examples: petExamples.newPet } },
-    },
-    responses: {
-      '201': {
-        description: 'The created animal.',
-        headers: {
-          ...requestIdHeader,
-          ...rateLimitHeader,
-          Location: header('Path of the new animal.', headerExamples.location, {
-            type: 'string',
-            format: 'uri-reference',
-            maxLength: 100,
-          }),
-          [IDEMPOTENT_REPLAYED_HEADER]: header(
-            '`true` when this repeats the response to an earlier request with the same Idempotency-Key.',
-            'true',
-            { type: 'string', enum: ['true'] },
-          ),
-        },
-        content: { 'application/json': { schema: ref('Pet'), examples: petExamples.created } },
+    bodyExamples: petExamples.newPet,
+    success: {
+      description: 'The created animal.',
+      headers: {
+        Location: header('Path of the new animal.', headerExamples.location, {
+          type: 'string',
+          format: 'uri-reference',
+          maxLength: 100,
+        }),
+        [IDEMPOTENT_REPLAYED_HEADER]: header(
+          '`true` when this repeats the response to an earlier request with the same Idempotency-Key.',
+          'true',
+          { type: 'string', enum: ['true'] },
+        ),
       },
-      '400': keyedError(
-        'BAD_REQUEST',
-        'The body is not a JSON object, misses required fields, has unknown fields or invalid values.',
-        errorExamples.createPetBadRequest,
-      ),
-      '403': error(
-        'FORBIDDEN',
-        "The key's scope does not allow this operation: a `read` key may call the GET operations only.",
-        errorExamples.forbidden,
-      ),
-      '413': keyedError(
-        'PAYLOAD_TOO_LARGE',
-        `The body is larger than ${MAX_BODY_BYTES} bytes.`,
-        errorExamples.payloadTooLarge,
-      ),
-      '415': keyedError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Content-Type is not application/json, or its charset is not utf-8.',
-        errorExamples.unsupportedMediaType,
-      ),
-      '409': keyedError(
+      content: { schema: 'Pet', examples: petExamples.created },
+    },
+    badRequest: {
+      description: 'The body is not a JSON object, misses required fields, has unknown fields or invalid values.',
+      examples: errorExamples.createPetBadRequest,
+    },
+    refusals: {
+      409: keyedError(
         'CONFLICT',
         'A request with the same Idempotency-Key is still being processed.',
         errorExamples.conflict,
         retryAfter,
       ),
-      '422': keyedError(
+      422: keyedError(
         'UNPROCESSABLE_ENTITY',
         'The Idempotency-Key was already used with a different body.',
         errorExamples.unprocessableEntity,
       ),
-      ...commonErrors,
     },
   },
   getPet: {
     description: `Deprecated: removed on ${sunsetDay}. Use GET /pets with the status filter.`,
     parameters: parameters(PetIdParams.shape, 'path', parameterExamples.getPet),
-    responses: {
-      '200': {
-        description: 'The animal.',
-        headers: { ...requestIdHeader, ...rateLimitHeader, ...deprecationHeaders },
-        content: { 'application/json': { schema: ref('Pet'), examples: petExamples.pet } },
-      },
-      '400': keyedError(
-        'BAD_REQUEST',
-        'petId is not a positive integer of at most 2^53−1.',
-        errorExamples.getPetBadRequest,
-        deprecationHeaders,
-      ),
-      '404': keyedError('NOT_FOUND', 'No animal has that id.', errorExamples.notFound, deprecationHeaders),
-      ...commonErrors,
+    success: { description: 'The animal.', content: { schema: 'Pet', examples: petExamples.pet } },
+    badRequest: {
+      description: 'petId is not a positive integer of at most 2^53−1.',
+      examples: errorExamples.getPetBadRequest,
     },
   },
+};
+
+/** An operation's description, parameters, body and answers: its document's words on its route's facts. */
+const operationOf = (route: Route) => {
+  const { description, parameters: params, bodyExamples, ...answers } = operations[route.operationId];
+  return {
+    description,
+    ...(params && { parameters: params }),
+    ...(route.body !== undefined && {
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref(route.body), examples: bodyExamples } },
+      },
+    }),
+    responses: responsesOf(route, answers),
+  };
 };
 
 export const openApiDocument = () => {
@@ -173,7 +145,7 @@ export const openApiDocument = () => {
         operationId: route.operationId,
         summary: route.summary,
         ...(route.deprecation && { deprecated: true }),
-        ...operations[route.operationId],
+        ...operationOf(route),
       },
     };
   }

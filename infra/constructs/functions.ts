@@ -1,58 +1,50 @@
-// The route table's functions plus the authorizer, each allowed exactly the DynamoDB
-// calls its repository makes (shared/dynamodb/pets-repository.ts, shared/dynamodb/keys-repository.ts).
+// The route table's functions plus the authorizer, each allowed exactly the DynamoDB calls its
+// entry in shared/api/routes.ts lists (those its repository makes: shared/dynamodb/*-repository.ts).
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
+import {
+  AUTHORIZER_ENTRY,
+  type DynamoDBAction,
+  dynamodbCalls,
+  FUNCTION_NAMES,
+  type FunctionName,
+  routes,
+} from '../../shared/api/routes.ts';
 import { rateLimitsEnv } from '../../shared/domain/api-keys.ts';
-import { STATUS_INDEX, tables } from '../../shared/dynamodb/tables.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import type { StageSettings } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
 import type { TableName } from './data.ts';
 
-export type FunctionName = OperationId | 'authorizer';
+export type { FunctionName } from '../../shared/api/routes.ts';
 
-interface TableAccess {
-  readonly table: TableName;
-  /** An index of the table instead of the table itself. */
-  readonly index?: string;
-  readonly actions: readonly string[];
-  /** IAM conditions narrowing the grant further. */
-  readonly conditions?: Readonly<Record<string, Record<string, unknown>>>;
-}
+type Conditions = Readonly<Record<string, Record<string, unknown>>>;
 
-/** Least privilege: the calls each function makes, on the table or index it makes them on. */
-const ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>> = {
-  listPets: [
-    { table: 'pets', index: STATUS_INDEX, actions: ['dynamodb:Query'] },
-    { table: 'pets', actions: ['dynamodb:Scan'] },
-  ],
-  createPet: [
-    { table: 'pets', actions: ['dynamodb:PutItem'] },
-    { table: 'counters', actions: ['dynamodb:UpdateItem'] },
-    // Powertools' persistence layer: take, read, complete and (on failure) delete a record.
-    {
-      table: 'idempotency',
-      actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-    },
-  ],
-  getPet: [{ table: 'pets', actions: ['dynamodb:GetItem'] }],
-  authorizer: [
-    { table: 'keys', actions: ['dynamodb:GetItem'] },
+/**
+ * Least privilege: each function may make the DynamoDB calls its route entry lists
+ * (shared/api/routes.ts), on the table or index it makes them on, narrowed further here where
+ * IAM can say more than the list.
+ */
+const CONDITIONS: Partial<Record<FunctionName, Partial<Record<DynamoDBAction, Conditions>>>> = {
+  authorizer: {
     // The last-use record (keys-repository.ts, recordUse): that one attribute of an item,
     // named by its key, and nothing read back. No other attribute of a key can be changed.
-    {
-      table: 'keys',
-      actions: ['dynamodb:UpdateItem'],
-      conditions: {
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
-        StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
-      },
+    UpdateItem: {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
     },
-  ],
+  },
+};
+
+/** The conditions of a grant of `actions`: those of its actions, which must all agree. */
+const conditionsOf = (name: FunctionName, actions: readonly DynamoDBAction[]): Conditions | undefined => {
+  const found = new Set(actions.map((action) => CONDITIONS[name]?.[action]));
+  if (found.size > 1) throw new Error(`${name}: grant ${actions.join(', ')} separately, their conditions differ`);
+  return [...found][0];
 };
 
 export interface FunctionsProps {
@@ -117,10 +109,14 @@ export class Functions extends Construct {
       reservedConcurrency: settings.authorizerReservedConcurrency,
     });
 
-    for (const [name, accesses] of Object.entries(ACCESS) as [FunctionName, readonly TableAccess[]][]) {
-      for (const { table, index, actions, conditions } of accesses) {
+    for (const name of FUNCTION_NAMES) {
+      for (const { table, index, actions } of dynamodbCalls(name)) {
         const { tableArn } = deployedTables[table];
-        built[name].allow(actions, [index === undefined ? tableArn : `${tableArn}/index/${index}`], conditions);
+        built[name].allow(
+          actions.map((action) => `dynamodb:${action}`),
+          [index === undefined ? tableArn : `${tableArn}/index/${index}`],
+          conditionsOf(name, actions),
+        );
       }
     }
     // Its own secret, by ARN: the AWS managed key of Secrets Manager needs no grant of ours.

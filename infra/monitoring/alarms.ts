@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { routes } from '../../shared/api/routes.ts';
+import { dynamodbCalls, FUNCTION_NAMES, routes } from '../../shared/api/routes.ts';
 import { stackName } from '../stages.ts';
 import type { MonitoringProps } from './props.ts';
 
@@ -32,14 +32,15 @@ export const ALARM_KINDS = {
 } as const;
 export type AlarmKind = keyof typeof ALARM_KINDS;
 
-/** The data-plane calls the functions and the key tool make (their ThrottledRequests and SystemErrors). */
-export const DYNAMODB_OPERATIONS = [
-  Operation.GET_ITEM,
-  Operation.PUT_ITEM,
-  Operation.UPDATE_ITEM,
-  Operation.QUERY,
-  Operation.SCAN,
-];
+/** The DynamoDB calls the functions make, as their entries list them (shared/api/routes.ts). */
+const CALLED: ReadonlySet<`${Operation}`> = new Set(
+  FUNCTION_NAMES.flatMap((name) => dynamodbCalls(name).flatMap((calls) => calls.actions)),
+);
+/**
+ * The data-plane calls whose ThrottledRequests and SystemErrors each table's alarms sum: every
+ * call a function makes (the key tool's PutItem, Scan and UpdateItem are among them).
+ */
+export const DYNAMODB_OPERATIONS: Operation[] = Object.values(Operation).filter((operation) => CALLED.has(operation));
 
 interface AlarmDefinition {
   kind: AlarmKind;

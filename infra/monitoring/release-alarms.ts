@@ -15,7 +15,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
-import { type OperationId, routes } from '../../shared/api/routes.ts';
+import { type FunctionName, type OperationId, routes } from '../../shared/api/routes.ts';
 import { LIVE_ALIAS } from '../constructs/api-function.ts';
 import { stackName } from '../stages.ts';
 import { RELEASE_ALARM_PERIOD_MINUTES, type ReleaseAlarmSettings } from './alarm-settings.ts';
@@ -32,7 +32,6 @@ export const RELEASE_ALARM_KINDS = {
     'The new authorizer let in a smaller share of callers than the versions still serving, in the same minute.',
 } as const;
 type ReleaseAlarmKind = keyof typeof RELEASE_ALARM_KINDS;
-type FunctionName = OperationId | 'authorizer';
 
 /** The release alarms of each function: what its deployment group watches. Typed, never looked up by name. */
 export type ReleaseAlarms = Readonly<Record<FunctionName, readonly Alarm[]>>;

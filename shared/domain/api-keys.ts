@@ -1,5 +1,8 @@
 // API keys: `pet_` + 43 base62 characters (256 bits), stored only as SHA-256.
 import { createHash, randomInt } from 'node:crypto';
+import type { KeyScope } from '../api/routes.ts';
+
+export { KEY_SCOPES, type KeyScope } from '../api/routes.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_RANDOM_CHARS = 43; // 43 × log2(62) ≈ 256 bits
@@ -40,19 +43,8 @@ export const bearerKey = (header: string | undefined): string | undefined => {
   return header.slice('bearer'.length).trim();
 };
 
-/**
- * What a key may do: `write` every operation, `read` the GET operations only. A key issued
- * before scopes existed has none stored and is `write`.
- */
-export const KEY_SCOPES = ['read', 'write'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
+/** A key issued before scopes existed has none stored and is `write` (shared/api/routes.ts: KEY_SCOPES). */
 export const DEFAULT_KEY_SCOPE: KeyScope = 'write';
-
-/** The HTTP methods a scope may invoke; the authorizer's policy denies the rest. */
-export const SCOPE_METHODS: Readonly<Record<KeyScope, readonly string[]>> = {
-  read: ['GET'],
-  write: ['GET', 'POST'],
-};
 
 /**
  * How stale a key's recorded last use may be: the authorizer records a use only when the

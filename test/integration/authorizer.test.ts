@@ -1,5 +1,6 @@
 // The TOKEN authorizer, in this process, against the keys table in dynalite.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Route, resourcePath, routes } from '../../shared/api/routes.ts';
 import { generateKey, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
@@ -23,11 +24,12 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 const STAGE_ARN = 'arn:aws:execute-api:us-east-1:123456789012:abc123/staging';
-const ROUTE_ARNS = {
-  list: `${STAGE_ARN}/GET/v1/pets`,
-  get: `${STAGE_ARN}/GET/v1/pets/*`,
-  create: `${STAGE_ARN}/POST/v1/pets`,
-};
+/** A route in a policy, by the authorizer's rule: `METHOD/v1/path`, each `{parameter}` (one path segment) as `*`. */
+const routeArn = (r: Route) => `${STAGE_ARN}/${r.method}${resourcePath(r).replace(/\{\w+\}/g, '*')}`;
+/** What a method ARN of the route looks like when a caller asks for it: a parameter filled in. */
+const askedArn = (r: Route) => routeArn(r).replaceAll('*', '42');
+const readable = routes.filter((r) => r.scope === 'read');
+const writable = routes.filter((r) => r.scope === 'write');
 
 describe('authorizer', () => {
   test('allows a write key every route of the stage, naming the caller by key id', async () => {
@@ -42,7 +44,7 @@ describe('authorizer', () => {
           {
             Action: 'execute-api:Invoke',
             Effect: 'Allow',
-            Resource: [ROUTE_ARNS.list, ROUTE_ARNS.create, ROUTE_ARNS.get],
+            Resource: routes.map(routeArn),
           },
         ],
       },
@@ -59,22 +61,21 @@ describe('authorizer', () => {
   });
 
   test('covers every route of the stage, whichever one asked first', async () => {
-    const arn = METHOD_ARN.replace('GET/v1/pets', 'POST/v1/pets');
-    const deep = METHOD_ARN.replace('GET/v1/pets', 'GET/v1/pets/42');
     const first = await functions.authorize(tokenEvent(`bearer ${active.key}`, METHOD_ARN));
-    for (const methodArn of [arn, deep]) {
+    for (const methodArn of routes.map(askedArn)) {
       const { policyDocument } = await functions.authorize(tokenEvent(`bearer ${active.key}`, methodArn));
       expect(policyDocument).toEqual(first.policyDocument);
     }
   });
 
-  test('allows a read key the GET routes and explicitly denies POST /pets, whichever route asked', async () => {
+  test('allows a read key the read routes and explicitly denies the others, whichever route asked', async () => {
+    expect(readable.length * writable.length).toBeGreaterThan(0);
     const reader = await keys.create('reader', { scope: 'read' });
-    for (const methodArn of [ROUTE_ARNS.list, ROUTE_ARNS.create]) {
+    for (const methodArn of routes.map(askedArn)) {
       const result = await functions.authorize(tokenEvent(`Bearer ${reader.key}`, methodArn));
       expect(result.policyDocument.Statement).toEqual([
-        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: [ROUTE_ARNS.list, ROUTE_ARNS.get] },
-        { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: [ROUTE_ARNS.create] },
+        { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: readable.map(routeArn) },
+        { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: writable.map(routeArn) },
       ]);
       expect(result.context).toMatchObject({ keyId: reader.keyId, scope: 'read' });
     }
