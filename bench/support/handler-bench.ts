@@ -5,6 +5,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/rou
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable, tables } from '../../shared/dynamodb/tables.ts';
+import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import { buildBundle } from './bundles.ts';
 import { proxyEvent, tokenEvent } from './handler-events.ts';
@@ -139,6 +141,19 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     LAMBDA_TASK_ROOT: '/var/task',
     _HANDLER: 'index.handler',
   };
+  // A stand-in for the Parameters and Secrets extension's endpoint, from which listPets reads its
+  // cursor secret as deployed (shared/lambda/cursor-secret.ts): its first invocation makes that call.
+  const SESSION_TOKEN = 'bench-session-token';
+  const extension = createServer((request, response) => {
+    if (request.headers['x-aws-parameters-secrets-token'] !== SESSION_TOKEN) return response.writeHead(401).end();
+    response.end(JSON.stringify({ SecretString: 'bench-cursor-secret-0123456789abcdef' }));
+  });
+  await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', resolve));
+  const secretFromExtension = {
+    [CURSOR_SECRET_ARN_ENV]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:CursorSecret1-bench',
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String((extension.address() as AddressInfo).port),
+    AWS_SESSION_TOKEN: SESSION_TOKEN,
+  };
   // What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed.
   const environment = (name: FunctionName, tracing: Tracing): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
@@ -151,7 +166,7 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     ...powertoolsEnvironment('staging', 'INFO', tracing !== 'off'),
     ...(tracing !== 'off' && { ...xray, BENCH_TRACE: tracing }),
     ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
-    ...(name === 'listPets' && { CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' }),
+    ...(name === 'listPets' && secretFromExtension),
   });
   return {
     endpoint: dynamodb.endpoint,
@@ -161,6 +176,7 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     segmentsSent: () => segments,
     close: async () => {
       daemon.close();
+      extension.close();
       await dynamodb.close();
       rmSync(work, { recursive: true, force: true });
     },

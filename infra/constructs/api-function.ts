@@ -7,7 +7,14 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias, Architecture, Runtime, Tracing, type Version } from 'aws-cdk-lib/aws-lambda';
+import {
+  Alias,
+  Architecture,
+  type ParamsAndSecretsLayerVersion,
+  Runtime,
+  Tracing,
+  type Version,
+} from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -64,6 +71,8 @@ export interface ApiFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   /** Concurrency only this function may use, and never more (undefined: the account's shared pool). */
   readonly reservedConcurrency?: number | undefined;
+  /** The AWS Parameters and Secrets Lambda Extension's layer, for a function that reads a secret. */
+  readonly paramsAndSecrets?: ParamsAndSecretsLayerVersion | undefined;
 }
 
 /** The alias every caller invokes: API Gateway, and CodeDeploy's traffic shifting. */
@@ -79,7 +88,7 @@ export class ApiFunction extends Construct {
   readonly version: Version;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
-    const { entry, description, settings, environment, reservedConcurrency } = props;
+    const { entry, description, settings, environment, reservedConcurrency, paramsAndSecrets } = props;
     super(scope, id);
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: settings.logRetentionDays,
@@ -105,6 +114,7 @@ export class ApiFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       reservedConcurrentExecutions: reservedConcurrency,
+      paramsAndSecrets,
       // X-Ray segments for every invocation Lambda samples, with the handler's subsegment and
       // each DynamoDB call's inside when the stage traces functions (shared/observability/xray.ts);
       // Lambda grants the role the two X-Ray calls.
