@@ -4,7 +4,7 @@ import type { StageBase } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction, IVersion } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
-import type { OperationId } from '../../shared/api/routes.ts';
+import type { FunctionName } from '../../shared/api/routes.ts';
 import type { DeployedStage } from '../stages.ts';
 import type { AlarmDestinations } from './alarm-destinations.ts';
 import type { AlarmSettings, ReleaseAlarmSettings } from './alarm-settings.ts';
@@ -31,7 +31,7 @@ export interface MonitoringProps {
   /** The API's access log: one JSON line per request (infra/access-log.ts). */
   readonly accessLogGroup: ILogGroup;
   /** Each route's function by operationId, and the authorizer. */
-  readonly functions: Readonly<Record<OperationId | 'authorizer', MonitoredFunction>>;
+  readonly functions: Readonly<Record<FunctionName, MonitoredFunction>>;
   /** By the table definition's name (shared/dynamodb/tables.ts). */
   readonly tables: Readonly<Record<string, ITableV2>>;
 }

@@ -5,13 +5,10 @@
 // route table lacks, and an alarm topic CloudWatch may publish to.
 import { beforeAll, describe, expect, test } from 'vitest';
 import { LIVE_ALIAS } from '../../infra/constructs/api-function.ts';
-import type { FunctionName } from '../../infra/constructs/functions.ts';
 import { DEPLOYED_STAGES, stackName, stageSettings } from '../../infra/stages.ts';
-import { routes } from '../../shared/api/routes.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../../shared/api/routes.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { catchAllMethods, render, resource, resourcesOfType, routeMethods } from './support/template.ts';
-
-const FUNCTION_NAMES: FunctionName[] = [...routes.map((r) => r.operationId), 'authorizer'];
 
 let app: SynthesizedApp;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { NO_ALARM_DESTINATIONS, parseAlarmDestinations } from '../../infra/monit
 import { Monitoring } from '../../infra/monitoring/monitoring.ts';
 import { savedQueries } from '../../infra/monitoring/queries.ts';
 import { stageSettings } from '../../infra/stages.ts';
-import { routes } from '../../shared/api/routes.ts';
+import { FUNCTION_NAMES, type FunctionName, routes } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 
 const synth = (alarmDestinations = NO_ALARM_DESTINATIONS) => {
@@ -37,12 +37,10 @@ const synth = (alarmDestinations = NO_ALARM_DESTINATIONS) => {
       restApi: RestApi.fromRestApiId(stack, 'Api', 'abc123'),
     }) as StageBase,
     accessLogGroup: LogGroup.fromLogGroupName(stack, 'Access', 'access'),
-    functions: {
-      listPets: imported('listPets'),
-      createPet: imported('createPet'),
-      getPet: imported('getPet'),
-      authorizer: imported('authorizer'),
-    },
+    functions: Object.fromEntries(FUNCTION_NAMES.map((name) => [name, imported(name)])) as Record<
+      FunctionName,
+      ReturnType<typeof imported>
+    >,
     tables: Object.fromEntries(
       tables.map((t) => [t.name, TableV2.fromTableName(stack, `${t.name}Table`, `petstore-${t.name}`)]),
     ),

@@ -4,7 +4,7 @@ import type { AlarmSettings } from '../../infra/monitoring/alarm-settings.ts';
 import { ALARM_KINDS, type AlarmKind } from '../../infra/monitoring/alarms.ts';
 import { RELEASE_ALARM_KINDS } from '../../infra/monitoring/release-alarms.ts';
 import { DEPLOYED_STAGES, type DeployedStage, stackName, stageSettings } from '../../infra/stages.ts';
-import { routes } from '../../shared/api/routes.ts';
+import { dynamodbCalls, FUNCTION_NAMES, type FunctionName, routes } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import {
   AUTHORIZER_ERROR_RESPONSE_TYPES,
@@ -51,7 +51,7 @@ const monitoringAlarms = (template: CfnTemplate) =>
   );
 
 const operations = routes.map((r) => r.operationId);
-const functionNames = [...operations, 'authorizer'] as const;
+const functionNames = FUNCTION_NAMES;
 
 /** The alarms a stage must have, by name: written out here, not read from the construct. */
 const expectedAlarms = (stage: DeployedStage): Map<string, { kind: AlarmKind; subject?: string }> => {
@@ -202,7 +202,7 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
               expect(metric).toMatchObject({
                 namespace: 'AWS/Lambda',
                 name: kind === 'LambdaErrors' ? 'Errors' : 'Throttles',
-                dimensions: { FunctionName: ref(index.functions[subject as (typeof functionNames)[number]].function) },
+                dimensions: { FunctionName: ref(index.functions[subject as FunctionName].function) },
               });
               break;
             case 'AuthorizerErrors':
@@ -228,6 +228,18 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
       expect(rate.find((m) => m.Expression).Expression).toBe(
         `IF(requests >= ${settings.alarms.api5xxMinRequests}, 100 * errors / requests, 0)`,
       );
+    });
+
+    it("the tables' alarms sum every DynamoDB call a function's entry lists (shared/api/routes.ts)", () => {
+      const listed = new Set(FUNCTION_NAMES.flatMap((name) => dynamodbCalls(name).flatMap((c) => c.actions)));
+      expect(listed).toContain('DeleteItem'); // the idempotency table's, which a hand list once missed
+      for (const [name, { kind }] of expectedAlarms(stage)) {
+        if (!kind.startsWith('DynamoDB')) continue;
+        const operations = metricsOf(alarms().get(name)!.r).map(
+          (m) => (m.dimensions as { Operation?: string }).Operation,
+        );
+        expect(new Set(operations), name).toEqual(listed);
+      }
     });
 
     it('AuthorizerErrors is counted from the access log, by a field the deployed access log writes', () => {

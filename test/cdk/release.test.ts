@@ -10,16 +10,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPetStoreApp } from '../../infra/app.ts';
-import type { FunctionName } from '../../infra/constructs/functions.ts';
 import { alarmDestinationsContextKey } from '../../infra/monitoring/alarm-destinations.ts';
 import { METRIC_DELAY_MINUTES, minutesToAlarm } from '../../infra/monitoring/alarm-settings.ts';
 import { DEPLOYED_STAGES, FIRST_DEPLOY_CONTEXT, stackName, stageSettings } from '../../infra/stages.ts';
-import { routes } from '../../shared/api/routes.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../../shared/api/routes.ts';
 import { RELEASE_CHECK_ENV } from '../../shared/release-checks/settings.ts';
 import { type SynthesizedApp, synthesized, TEST_ALARM_DESTINATION } from './support/synth.ts';
 import { grantsOf, render, resource, resourcesOfType } from './support/template.ts';
-
-const FUNCTION_NAMES: FunctionName[] = [...routes.map((r) => r.operationId), 'authorizer'];
 
 let app: SynthesizedApp;
 beforeAll(async () => {

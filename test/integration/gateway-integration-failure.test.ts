@@ -8,18 +8,27 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { AccessLogLine } from '../../infra/access-log.ts';
 import { createAuthorizerCache } from '../../infra/local/authorizer-cache.ts';
 import { createGateway } from '../../infra/local/gateway.ts';
+import { type OperationId, routes } from '../../shared/api/routes.ts';
 import { generateKey } from '../../shared/domain/api-keys.ts';
+import { sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
 
 const accessLog: AccessLogLine[] = [];
 let server: Server;
 let base: string;
 
+/** The faults every route's function is made of, in turn. */
+const FAULTS = {
+  'a function that crashes': async () => Promise.reject(new Error('Runtime.ExitError')),
+  'a function whose answer is not a proxy response': async () => ({ body: 'no status code' }) as never,
+};
+let fault: keyof typeof FAULTS = 'a function that crashes';
+
 beforeAll(async () => {
-  const crashes = { name: 'crashes', invoke: async () => Promise.reject(new Error('Runtime.ExitError')) };
-  const malformed = { name: 'malformed', invoke: async () => ({ body: 'no status code' }) as never };
   const listener = createGateway({
     stage: 'local',
-    functions: { listPets: crashes, createPet: crashes, getPet: malformed },
+    functions: Object.fromEntries(
+      routes.map(({ operationId }) => [operationId, { name: operationId, invoke: () => FAULTS[fault]() }]),
+    ) as Record<OperationId, { name: string; invoke: () => Promise<never> }>,
     authorizer: {
       name: 'allows',
       invoke: async ({ methodArn }) => ({
@@ -42,18 +51,29 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-test.each([
-  ['a function that crashes', '/pets'],
-  ['a function whose answer is not a proxy response', '/pets/1'],
-])('%s: 502 BAD_GATEWAY with the Error body, INTEGRATION_FAILURE in the access log', async (_, path) => {
-  const response = await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${generateKey()}` } });
-  const requestId = response.headers.get('x-amzn-requestid');
-  expect(response.status).toBe(502);
-  expect(await response.json()).toEqual({
-    code: 'BAD_GATEWAY',
-    message: expect.stringContaining('requestId'),
-    status: 502,
-    requestId,
-  });
-  expect(accessLog.find((line) => line.requestId === requestId)?.errorResponseType).toBe('INTEGRATION_FAILURE');
-});
+const cases = (Object.keys(FAULTS) as (keyof typeof FAULTS)[]).flatMap((name) =>
+  routes.map(({ operationId }) => [name, operationId] as const),
+);
+
+test.each(cases)(
+  '%s (%s): 502 BAD_GATEWAY with the Error body, INTEGRATION_FAILURE in the access log',
+  async (name, operationId) => {
+    fault = name;
+    // The operation's valid sample (tools/harness/sample-requests.ts): only its function's fault is wrong.
+    const { method, path, headers, body } = sampleHttpRequest(operationId, sampleRequests[operationId].valid);
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...headers, Authorization: `Bearer ${generateKey()}` },
+      body: body ?? null,
+    });
+    const requestId = response.headers.get('x-amzn-requestid');
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({
+      code: 'BAD_GATEWAY',
+      message: expect.stringContaining('requestId'),
+      status: 502,
+      requestId,
+    });
+    expect(accessLog.find((line) => line.requestId === requestId)?.errorResponseType).toBe('INTEGRATION_FAILURE');
+  },
+);

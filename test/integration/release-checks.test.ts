@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { FUNCTION_NAMES, routes } from '../../shared/api/routes.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { type CheckedFunction, type CheckResult, releaseChecks } from '../../shared/release-checks/checks.ts';
@@ -14,7 +15,6 @@ import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { type HookHost, type Invoked, startHookHost } from '../support/hook-host.ts';
 import { type Functions, loadFunctions, setFunctionEnv, TEST_STAGE } from '../support/in-process.ts';
 
-const CHECKED: CheckedFunction[] = ['listPets', 'createPet', 'getPet', 'authorizer'];
 const versionArn = (name: CheckedFunction) => `arn:aws:lambda:us-east-1:123456789012:function:petstore-${name}:7`;
 const PROBE_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:petstore-probe-key';
 const PLACEHOLDER_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:petstore-probe-placeholder';
@@ -90,7 +90,7 @@ const runHook = async (
   return { status: host.reports.find((r) => r.lifecycleEventHookExecutionId === id)?.status, results: line.results };
 };
 
-describe.each(CHECKED)('%s, as released', (name) => {
+describe.each(FUNCTION_NAMES)('%s, as released', (name) => {
   test('passes every check: the hook reports Succeeded, having invoked only the version under test', async () => {
     breakage = undefined;
     const before = host.invoked.length;
@@ -116,14 +116,15 @@ const ALLOW = (principalId: string) => ({
 });
 
 const BROKEN: [string, CheckedFunction, Breakage, RegExp][] = [
-  [
-    'listPets that answers 500',
-    'listPets',
+  // Every operation's checks catch a function that fails every request.
+  ...routes.map(({ operationId }): [string, CheckedFunction, Breakage, RegExp] => [
+    `${operationId} that answers 500`,
+    operationId,
     async () => ({
       result: { statusCode: 500, headers: { 'Content-Type': 'application/json' }, body: '{"code":"INTERNAL_ERROR"}' },
     }),
-    /status 500, expected 200/,
-  ],
+    /status 500, expected \d+/,
+  ]),
   [
     'listPets that crashes',
     'listPets',

@@ -80,7 +80,7 @@ export const lambdaContext = (name: string): Context =>
 export interface EventOptions {
   /** Path below the stage, with an optional query string: `/v1/pets?limit=5`. */
   path: string;
-  method?: 'GET' | 'POST' | undefined;
+  method?: string | undefined;
   headers?: Record<string, string> | undefined;
   body?: string | null | undefined;
   isBase64Encoded?: boolean | undefined;

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { ALARM_KINDS, type AlarmKind } from '../../infra/monitoring/alarms.ts';
 import { savedQueries } from '../../infra/monitoring/queries.ts';
 import { RELEASE_ALARM_KINDS } from '../../infra/monitoring/release-alarms.ts';
-import { NAMES_A_WIDGET, openFirst, runbook, section } from '../support/runbook.ts';
+import { DEPLOYED_STAGES, stackName } from '../../infra/stages.ts';
+import { FUNCTION_NAMES, routes } from '../../shared/api/routes.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
+import { synthesized } from '../cdk/support/synth.ts';
+import { resourcesOfType } from '../cdk/support/template.ts';
+import { NAMES_A_WIDGET, openFirst, runbook, section, undocumentedAlarm } from '../support/runbook.ts';
 
 const queryNames = savedQueries.map((query) => query.name);
 /** A saved query is named in bold code: **`errors`**. */
@@ -22,6 +27,22 @@ describe('docs/runbook.md', () => {
       expect(open, 'names a dashboard widget to open').toMatch(NAMES_A_WIDGET);
     },
   );
+
+  it('documents every alarm the stack makes: its kind has a section, which names it by its rule', async () => {
+    const app = await synthesized();
+    const subjects = {
+      operations: routes.map((r) => r.operationId),
+      functions: FUNCTION_NAMES,
+      tables: tables.map((t) => t.name),
+    };
+    for (const stage of DEPLOYED_STAGES) {
+      const names = resourcesOfType(app.template(stage), 'AWS::CloudWatch::Alarm').map(
+        ([, alarm]) => alarm.Properties!.AlarmName as string,
+      );
+      expect(names.length).toBeGreaterThan(FUNCTION_NAMES.length);
+      expect(names.flatMap((name) => undocumentedAlarm(name, stackName(stage), subjects) ?? [])).toEqual([]);
+    }
+  }, 300_000);
 
   it('names only saved queries that exist, and every one of them', () => {
     const named = new Set(queriesNamedIn(runbook));

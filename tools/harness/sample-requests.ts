@@ -26,7 +26,7 @@ export interface OperationSamples {
 }
 
 /** No animal will have it: ids are handed out from 1 upwards (shared/domain/id-allocator.ts). */
-export const ABSENT_PET_ID = String(MAX_ID);
+const ABSENT_PET_ID = String(MAX_ID);
 
 export const sampleRequests: Readonly<Record<OperationId, OperationSamples>> = {
   listPets: {
@@ -65,7 +65,7 @@ export const sampleHttpRequest = (
   operationId: OperationId,
   sample: SampleRequest,
   options: { versioned?: boolean; headers?: Record<string, string> } = {},
-): RequestSpec => {
+): RequestSpec & { body?: string } => {
   const r = route(operationId);
   const path = samplePath(r, sample);
   return {

@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { FunctionName } from '../../../infra/constructs/functions.ts';
 import { type DeployedStage, stackName } from '../../../infra/stages.ts';
+import type { FunctionName } from '../../../shared/api/routes.ts';
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** cdk.out's name for CDK's validation report (aws-cdk-lib/cx-api VALIDATION_REPORT_FILE). */
