@@ -5,8 +5,10 @@
 // window itself is the deployed TTL's, documented in docs/keys.md.
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { routes } from '../../shared/api/routes.ts';
 import type { LocalServer } from '../../tools/harness/local-server.ts';
-import { bearer, call, disposeServer, expectError, KEY_FORMAT, postPet, startServer } from './support.ts';
+import { sampleRequests } from '../../tools/harness/sample-requests.ts';
+import { bearer, call, callSample, disposeServer, expectError, KEY_FORMAT, postPet, startServer } from './support.ts';
 
 const POLICY = '"burst";q=40;w=1, "steady";q=20;w=1, "daily";q=100000;w=86400';
 
@@ -91,6 +93,17 @@ describe('scope', () => {
       'FORBIDDEN',
     );
     expect((await call(server, '/pets', { authorization: bearer(second.key) })).status).toBe(200);
+  });
+
+  it('a read key may call the operations its route entries mark read, and every other is 403 (the route table)', async () => {
+    const reader = await create('--label', 'reader of every route', '--scope', 'read');
+    // The samples that read an animal read the first one created (the first test's).
+    for (const { operationId, scope } of routes) {
+      const { valid } = sampleRequests[operationId];
+      const reply = await callSample(server, operationId, valid, { authorization: bearer(reader.key) });
+      if (scope === 'read') expect(reply.status, operationId).toBe(valid.status);
+      else expectError(reply, 403, 'FORBIDDEN', [reader.key]);
+    }
   });
 
   it('a key created without --scope is a write key', async () => {

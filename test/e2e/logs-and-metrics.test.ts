@@ -13,7 +13,7 @@ import {
 } from '../../shared/observability/log-fields.ts';
 import { METRICS, type MetricKey, metricsNamespace, statusClassOf } from '../../shared/observability/metric-names.ts';
 import type { LocalServer } from '../../tools/harness/local-server.ts';
-import { type SampleRequest, samplePath, sampleRequests } from '../../tools/harness/sample-requests.ts';
+import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import {
   embeddedDynamoDB,
   emfLinesOf,
@@ -65,10 +65,11 @@ const send = async (
   return reply;
 };
 
-const sampleOptions = ({ body }: SampleRequest): RequestOptions =>
-  body === undefined
-    ? {}
-    : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+/** An operation's sample as `send` takes it (tools/harness/sample-requests.ts). */
+const sendSample = (operationId: OperationId, sample: SampleRequest & { status: number }) => {
+  const { method, path, headers, body } = sampleHttpRequest(operationId, sample);
+  return send(operationId, sample.status, path, { method, headers, ...(body !== undefined && { body }) });
+};
 
 beforeAll(async () => {
   // Cache off: every request below runs the authorizer, so that each refusal and the fault
@@ -114,8 +115,7 @@ beforeAll(async () => {
   await send('getPet', 400, '/pets/01');
   // Every operation's sample requests (tools/harness/sample-requests.ts): its valid, invalid and absent ones.
   for (const { operationId } of routes)
-    for (const sample of Object.values(sampleRequests[operationId]))
-      await send(operationId, sample.status, samplePath(route(operationId), sample), sampleOptions(sample));
+    for (const sample of Object.values(sampleRequests[operationId])) await sendSample(operationId, sample);
   // API Gateway's own answers: no route, no key, a bad scheme, unknown and revoked keys.
   await send(undefined, 404, '/nowhere');
   await send(undefined, 404, '/pets', { method: 'DELETE' });

@@ -5,7 +5,7 @@ import { resourcePath, route, routes } from '../../shared/api/routes.ts';
 const operationOf = (method: string, path: string) => matchRoute(method, path)?.route.operationId;
 
 describe('matchRoute', () => {
-  test('finds each of the three operations', () => {
+  test('finds an operation by method and path, with its path parameters', () => {
     expect(operationOf('GET', '/v1/pets')).toBe('listPets');
     expect(operationOf('POST', '/v1/pets')).toBe('createPet');
     expect(matchRoute('GET', '/v1/pets/42')).toEqual({ route: route('getPet'), pathParameters: { petId: '42' } });

@@ -47,7 +47,7 @@ export const sampleRequests: Readonly<Record<OperationId, OperationSamples>> = {
 };
 
 /** A route's path below the version path with its parameters filled in, and the sample's query. */
-export const samplePath = (r: Route, sample: SampleRequest): string => {
+const samplePath = (r: Route, sample: SampleRequest): string => {
   const path = r.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = sample.pathParameters?.[name];
     if (value === undefined) throw new Error(`the sample of ${r.operationId} has no path parameter ${name}`);
