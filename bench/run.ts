@@ -21,7 +21,9 @@
 // by its directory); HANDLER_* as for `npm run bench:handlers`.
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import type { OperationId } from '../shared/api/routes.ts';
 import { httpClient, inParallel, type RequestSpec } from '../tools/harness/http-client.ts';
+import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
 import { type HandlerOptions, measureHandlers } from './support/handler-bench.ts';
 import { describeMachine, machineInfo } from './support/machine.ts';
 import { report } from './support/report.ts';
@@ -54,14 +56,18 @@ const log = (message: string) =>
 const machine = machineInfo();
 log(`machine: ${describeMachine(machine)}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
 
-const get = (path: string) => () => ({ method: 'GET', path });
-const create = (i: number) => ({
-  method: 'POST',
-  path: '/pets',
-  headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({ name: `Bench ${i}`, categoryId: (i % 50) + 1, status: 'available' }),
-});
-const getSeeded = (i: number) => ({ method: 'GET', path: `/pets/${SEED_FIRST_ID + (i % SMALL_TABLE)}` });
+// Each route's request is its valid sample of the harness's table (tools/harness/sample-requests.ts),
+// with what the bench sets apart: a seeded id, a page size, a status filter, a new name per create.
+const sample = (operationId: OperationId, overrides: SampleRequest) =>
+  sampleHttpRequest(operationId, { ...sampleRequests[operationId].valid, ...overrides });
+const get = (limit: number, query: Record<string, string> = {}) => {
+  const spec = sample('listPets', { query: { ...query, limit: String(limit) } });
+  return () => spec;
+};
+const create = (i: number) =>
+  sample('createPet', { body: { name: `Bench ${i}`, categoryId: (i % 50) + 1, status: 'available' } });
+const getSeeded = (i: number) =>
+  sample('getPet', { pathParameters: { petId: String(SEED_FIRST_ID + (i % SMALL_TABLE)) } });
 /** Request i carries keys[i % keys.length]. */
 const withKey =
   (keys: string[], request: (i: number) => RequestSpec) =>
@@ -96,8 +102,8 @@ const measureServer = async () => {
     ];
     const routes: Array<[string, (i: number) => RequestSpec]> = [
       ['getPet', getSeeded],
-      ['listPets', get('/pets?limit=20')],
-      ['listPets status=sold', get('/pets?status=sold&limit=20')],
+      ['listPets', get(20)],
+      ['listPets status=sold', get(20, { status: 'sold' })],
       ['createPet', create], // last: creates grow the table
     ];
     const comparisons: Comparison[] = [];
@@ -136,8 +142,8 @@ const measureScaling = async () => {
     const comparisons: Comparison[] = [];
     for (const page of ['first', 'middle'] as const) {
       const listing = async (server: UserServer, animals: number) => {
-        const cursor = page === 'middle' ? `&cursor=${await middleCursor(server, animals)}` : '';
-        return get(`/pets?status=available&limit=20${cursor}`);
+        const cursor: Record<string, string> = page === 'middle' ? { cursor: await middleCursor(server, animals) } : {};
+        return get(20, { status: 'available', ...cursor });
       };
       const name = `listPets status, ${page} page`;
       log(`measuring ${name}, ${SMALL_TABLE} against ${LARGE_TABLE} animals`);
@@ -178,7 +184,7 @@ const measureShards = async () => {
     for (const status of ['sold', 'available']) {
       const name = `listPets status=${status}, shards`;
       log(`measuring ${name}: PETSTORE_INDEX_SHARDS=4 against 1`);
-      const request = get(`/pets?status=${status}&limit=20`);
+      const request = get(20, { status });
       const sides = [
         side('shards=1', servers[0], request, [servers[0].key]),
         side('shards=4', servers[1], request, [servers[1].key]),

@@ -1,13 +1,11 @@
-// The functions' bundles as `cdk synth` left them in cdk.out, and rebuilds of each
-// with the stack's esbuild options: one as deployed (a check that the options match:
-// it must come out the size of cdk.out's bundle) and one with the AWS SDK left to
-// the Lambda runtime's copy.
+// The functions' bundles as `cdk synth` left them in cdk.out, and builds of an entry with the
+// stack's esbuild options (the handler bench's functions and floor).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Plugin } from 'esbuild';
-import { LAMBDA_ALIASES } from '../../infra/constructs/bundled-function.ts';
+import { build } from 'esbuild';
+import { BUNDLING_BANNER, LAMBDA_ALIASES } from '../../infra/constructs/bundled-function.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import { AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 
@@ -59,32 +57,19 @@ export const deployedBundles = (cdkOut: string, stack: string): DeployedBundle[]
 export interface BundleSize {
   bytes: number;
   gzipBytes: number;
-  mapBytes: number;
 }
 
 export const bundleSize = (file: string): BundleSize => ({
   bytes: statSync(file).size,
   gzipBytes: gzipSync(readFileSync(file)).length,
-  mapBytes: existsSync(`${file}.map`) ? statSync(`${file}.map`).size : 0,
 });
 
 /**
- * Builds `entry` into `outdir/index.mjs` as NodejsFunction does with the stack's
- * bundling options (ESM for node24, main fields module then main, the `require`
- * banner, minified, external source map without sources, the SDK's credential
- * chain aliased to the environment provider, node:http to its stand-in: the stack's LAMBDA_ALIASES). With `sdk: 'runtime'`
- * the SDK stays out as CDK leaves it out for `bundleAwsSDK: false` with cdk.json's
- * `sdkV3ExcludeSmithyPackages` flag: `@aws-sdk/*` and `@smithy/*`.
+ * Builds `entry` into `outdir/index.mjs` as NodejsFunction does with the stack's bundling options
+ * (ESM for node24, main fields module then main, the `require` banner, minified, external source
+ * map without sources, the SDK bundled, the stack's LAMBDA_ALIASES).
  */
-export const buildBundle = async (
-  entry: string,
-  outdir: string,
-  banner: string,
-  sdk: 'bundled' | 'full credential chain' | 'runtime',
-  plugins: Plugin[] = [],
-  /** Aliases of the stack's to leave out, to measure what each saves. */
-  withoutAliases: readonly string[] = [],
-): Promise<string> => {
+export const buildBundle = async (entry: string, outdir: string): Promise<string> => {
   mkdirSync(outdir, { recursive: true });
   const outfile = join(outdir, 'index.mjs');
   await build({
@@ -99,26 +84,11 @@ export const buildBundle = async (
     sourcemap: true,
     sourcesContent: false,
     mainFields: ['module', 'main'],
-    banner: { js: banner },
-    external: sdk === 'runtime' ? ['@aws-sdk/*', '@smithy/*'] : [],
-    // The stack's aliases; for comparison, one build with the credential chain left whole.
-    alias: Object.fromEntries(
-      Object.entries(LAMBDA_ALIASES).filter(
-        ([from]) =>
-          (sdk !== 'full credential chain' || from !== '@aws-sdk/credential-provider-node') &&
-          !withoutAliases.includes(from),
-      ),
-    ),
+    banner: { js: BUNDLING_BANNER },
+    alias: { ...LAMBDA_ALIASES },
     logLevel: 'warning',
-    plugins,
   });
   return outfile;
-};
-
-/** The banner the stack put at the top of a bundle: its first line, when that is not the code itself. */
-export const bannerOf = (file: string): string => {
-  const [first = '', ...rest] = readFileSync(file, 'utf8').split('\n');
-  return rest.length > 1 && first.length < 1000 ? first : '';
 };
 
 /** The stacks `cdk synth` wrote into `cdkOut`. */

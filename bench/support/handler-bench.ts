@@ -5,11 +5,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLING_BANNER } from '../../infra/constructs/bundled-function.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment, LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
@@ -17,6 +17,7 @@ import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/rou
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable, tables } from '../../shared/dynamodb/tables.ts';
+import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import { buildBundle } from './bundles.ts';
 import { proxyEvent, tokenEvent } from './handler-events.ts';
@@ -97,7 +98,7 @@ const assertBare = (bundle: string): void => {
 /** The embedded DynamoDB with 1,000 animals and one key, the bundles, and the events. */
 export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
   const out = join(REPOSITORY_ROOT, 'cdk.out', 'bench-handlers');
-  const floor = await buildBundle(FLOOR_ENTRY, join(out, 'floor'), BUNDLING_BANNER, 'bundled');
+  const floor = await buildBundle(FLOOR_ENTRY, join(out, 'floor'));
   assertBare(floor);
   const work = mkdtempSync(join(tmpdir(), 'petstore-handlers-'));
   const dynamodb = await startEmbeddedDynamoDB(work);
@@ -108,24 +109,14 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
 
   const bundles = Object.fromEntries(
     await Promise.all(
-      FUNCTIONS.map(async (name) => [
-        name,
-        { function: await buildBundle(entries[name], join(out, name), BUNDLING_BANNER, 'bundled'), floor },
-      ]),
+      FUNCTIONS.map(async (name) => [name, { function: await buildBundle(entries[name], join(out, name)), floor }]),
     ),
   ) as BenchEnvironment['bundles'];
 
-  let created = 0;
   const events: Record<FunctionName, unknown> = {
-    getPet: proxyEvent('getPet', keyId, {
-      path: `/pets/${SEED_FIRST_ID + 42}`,
-      pathParameters: { petId: String(SEED_FIRST_ID + 42) },
-    }),
-    listPets: proxyEvent('listPets', keyId, { path: '/pets', query: { limit: '20' } }),
-    createPet: proxyEvent('createPet', keyId, {
-      path: '/pets',
-      body: JSON.stringify({ name: `Bench ${created++}`, categoryId: 7, status: 'available' }),
-    }),
+    getPet: proxyEvent('getPet', keyId, { pathParameters: { petId: String(SEED_FIRST_ID + 42) } }),
+    listPets: proxyEvent('listPets', keyId, { query: { limit: '20' } }),
+    createPet: proxyEvent('createPet', keyId),
     authorizer: tokenEvent(key),
   };
   // A stand-in for the X-Ray daemon: it only counts, to check the sampled rounds traced and the others did not.
@@ -139,10 +130,25 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     LAMBDA_TASK_ROOT: '/var/task',
     _HANDLER: 'index.handler',
   };
+  // A stand-in for the Parameters and Secrets extension's endpoint, from which listPets reads its
+  // cursor secret as deployed (shared/lambda/cursor-secret.ts): its first invocation makes that call.
+  const SESSION_TOKEN = 'bench-session-token';
+  const extension = createServer((request, response) => {
+    if (request.headers['x-aws-parameters-secrets-token'] !== SESSION_TOKEN) return response.writeHead(401).end();
+    response.end(JSON.stringify({ SecretString: 'bench-cursor-secret-0123456789abcdef' }));
+  });
+  await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', resolve));
+  const secretFromExtension = {
+    [CURSOR_SECRET_ARN_ENV]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:CursorSecret1-bench',
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String((extension.address() as AddressInfo).port),
+    AWS_SESSION_TOKEN: SESSION_TOKEN,
+  };
   // What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed.
   const environment = (name: FunctionName, tracing: Tracing): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
-    ...dynamodbEnvironment(dynamodb.endpoint),
+    // By name, as deployed, where the SDK looks DynamoDB's endpoint up: both sides pay a lookup
+    // (with it, the first use of libuv's thread pool), as does listPets' call to its secrets extension.
+    ...dynamodbEnvironment(dynamodb.endpoint.replace('@127.0.0.1:', '@localhost:')),
     AWS_DEFAULT_REGION: LOCAL_AWS_ENV.AWS_REGION,
     AWS_LAMBDA_FUNCTION_NAME: `petstore-staging-${name}`,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
@@ -151,7 +157,7 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     ...powertoolsEnvironment('staging', 'INFO', tracing !== 'off'),
     ...(tracing !== 'off' && { ...xray, BENCH_TRACE: tracing }),
     ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
-    ...(name === 'listPets' && { CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef' }),
+    ...(name === 'listPets' && secretFromExtension),
   });
   return {
     endpoint: dynamodb.endpoint,
@@ -161,6 +167,7 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     segmentsSent: () => segments,
     close: async () => {
       daemon.close();
+      extension.close();
       await dynamodb.close();
       rmSync(work, { recursive: true, force: true });
     },

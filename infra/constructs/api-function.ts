@@ -2,7 +2,7 @@
 // (bundled-function.ts) whose deploys each publish a version; API Gateway invokes the `live`
 // alias, which CodeDeploy moves to the new version (infra/constructs/deployment.ts).
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Alias, type Version } from 'aws-cdk-lib/aws-lambda';
+import { Alias, type ParamsAndSecretsLayerVersion, type Version } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { FUNCTION_TIMEOUT_SECONDS, type StageSettings } from '../stages.ts';
 import { BundledFunction } from './bundled-function.ts';
@@ -15,6 +15,8 @@ export interface ApiFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   /** Concurrency only this function may use, and never more (undefined: the account's shared pool). */
   readonly reservedConcurrency?: number | undefined;
+  /** The AWS Parameters and Secrets Lambda Extension's layer, for a function that reads a secret. */
+  readonly paramsAndSecrets?: ParamsAndSecretsLayerVersion | undefined;
 }
 
 /** The alias every caller invokes: API Gateway, and CodeDeploy's traffic shifting. */
@@ -27,7 +29,7 @@ export class ApiFunction extends BundledFunction {
   readonly version: Version;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
-    const { entry, description, settings, environment, reservedConcurrency } = props;
+    const { entry, description, settings, environment, reservedConcurrency, paramsAndSecrets } = props;
     super(scope, id, {
       entry,
       settings,
@@ -37,6 +39,7 @@ export class ApiFunction extends BundledFunction {
         memorySize: settings.memoryMb,
         timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
         reservedConcurrentExecutions: reservedConcurrency,
+        paramsAndSecrets,
         // A deploy publishes a new version and leaves the old ones: the manual rollback
         // (docs/runbook.md: Roll back) points `live` back at the previous one, which must exist.
         currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },

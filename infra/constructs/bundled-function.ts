@@ -73,7 +73,13 @@ export interface BundledFunctionProps {
   /** What the function is configured with beyond what every bundled function shares. */
   readonly function: Pick<
     NodejsFunctionProps,
-    'description' | 'memorySize' | 'timeout' | 'environment' | 'reservedConcurrentExecutions' | 'currentVersionOptions'
+    | 'description'
+    | 'memorySize'
+    | 'timeout'
+    | 'environment'
+    | 'reservedConcurrentExecutions'
+    | 'currentVersionOptions'
+    | 'paramsAndSecrets'
   >;
   /** Granted before the function exists, after the log grant (the role's statements keep this order). */
   readonly grants?: readonly Grant[];

@@ -1,7 +1,8 @@
 // The route table's functions plus the authorizer, each allowed exactly the DynamoDB calls its
 // entry in shared/api/routes.ts lists (those its repository makes: shared/dynamodb/*-repository.ts).
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
@@ -14,7 +15,7 @@ import {
 } from '../../shared/api/routes.ts';
 import { rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
-import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
+import { CURSOR_SECRET_ARN_ENV, EXTENSION_CACHE_SECONDS } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import type { StageSettings } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
@@ -67,8 +68,9 @@ export class Functions extends Construct {
       ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
     };
 
-    // listPets reads the cursors' HMAC key from Secrets Manager at run time (Powertools
-    // Parameters, cached: shared/lambda/cursor-secret.ts), by the ARN given here: the value is
+    // listPets reads the cursors' HMAC key from Secrets Manager at run time (through the
+    // Parameters and Secrets Lambda Extension's layer, cached: shared/lambda/cursor-secret.ts),
+    // by the ARN given here: the value is
     // never in the template, the assembly, the repository or the function's configuration
     // (which anyone allowed lambda:GetFunctionConfiguration may read). Only listPets pages, so
     // only listPets may read it. A new generation (stage settings) is a new resource, so a new
@@ -93,10 +95,15 @@ export class Functions extends Construct {
         entry: route.entry,
         description: `Pet Store ${route.operationId}: ${route.method} ${route.path}`,
         settings,
-        environment:
-          route.operationId === 'listPets'
-            ? { ...environment, [CURSOR_SECRET_ARN_ENV]: this.cursorSecret.secretArn }
-            : environment,
+        ...(route.operationId === 'listPets'
+          ? {
+              environment: { ...environment, [CURSOR_SECRET_ARN_ENV]: this.cursorSecret.secretArn },
+              // The extension's layer (arm64 as the function), its cache's TTL the one cursor-secret.ts counts on.
+              paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
+                secretsManagerTtl: Duration.seconds(EXTENSION_CACHE_SECONDS),
+              }),
+            }
+          : { environment }),
       });
     }
     built.authorizer = new ApiFunction(this, 'authorizer', {

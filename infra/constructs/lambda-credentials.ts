@@ -3,7 +3,7 @@
 // credentials in environment variables and nowhere else, so of the chain (environment,
 // SSO, profiles, web identity, container and instance metadata…) only its first link
 // can ever answer there; the others are a third of every bundle and of its import
-// (docs/performance.md, "Functions alone": the full chain's bundle, `npm run bench:cold`).
+// (docs/performance.md, "Functions alone": the full chain's bundle, `npm run bench:cold` at commit 921b850).
 // Only the Lambda bundles use this: tests, the local server and the key tool keep the full chain.
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 

@@ -74,7 +74,10 @@ const signedWith = (req: IncomingMessage, body: Buffer, secretAccessKey: string)
           .replace(/\s+/g, ' ')}\n`,
     )
     .join('');
-  const payloadHash = (req.headers['x-amz-content-sha256'] as string | undefined) ?? sha256Hex(body);
+  // The body as received, never the client's x-amz-content-sha256 (which it may sign instead):
+  // trusting that header let a request signed once be replayed with any other body. A header
+  // that disagrees with the body then fails the signature, as it does on AWS.
+  const payloadHash = sha256Hex(body);
   const canonicalRequest = [req.method, req.url, '', canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const scope = `${date}/${region}/${service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonicalRequest)].join('\n');

@@ -7,7 +7,7 @@
 // name), so a getPet call wrote three or four lines. EMF lets one document carry several
 // directives beside any other fields: here they ride on the summary line. What that saves, in CPU
 // per invocation and in log bytes billed, with summary-line.ts: docs/performance.md, "Functions
-// alone" (`npm run bench:observability`). test/unit/emf.test.ts holds each metric to the line
+// alone" (`bench/observability-cost.ts`, at commit 921b850). test/unit/emf.test.ts holds each metric to the line
 // Powertools Metrics writes for it. The names, units and dimension sets stay those of
 // metric-names.ts, which the alarms read.
 import { getBooleanFromEnv, isDevMode } from '@aws-lambda-powertools/commons/utils/env';

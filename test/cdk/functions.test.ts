@@ -9,7 +9,12 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { DEPLOYED_STAGES, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../../infra/stages.ts';
 import { dynamodbCalls, FUNCTION_NAMES, type FunctionName, routes } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
-import { CURSOR_SECRET_ARN_ENV, CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
+import {
+  CONTAINER_CACHE_SECONDS,
+  CURSOR_SECRET_ARN_ENV,
+  CURSOR_SECRET_ENV,
+  EXTENSION_CACHE_SECONDS,
+} from '../../shared/lambda/cursor-secret.ts';
 import { sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { proxyEvent } from '../support/in-process.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
@@ -19,6 +24,9 @@ let app: SynthesizedApp;
 beforeAll(async () => {
   app = await synthesized();
 }, 300_000);
+
+/** The environment variables the Parameters and Secrets Lambda Extension reads. */
+const EXTENSION_VARIABLE = /^(PARAMETERS_SECRETS_EXTENSION_|SECRETS_MANAGER_|SSM_PARAMETER_STORE_)/;
 
 describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
   const settings = stageSettings[stage];
@@ -77,7 +85,12 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       };
       const rendered = Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, render(v)]));
       const { [CURSOR_SECRET_ARN_ENV]: cursorSecretArn, ...rest } = rendered;
+      // The Parameters and Secrets extension's settings (its layer reads them), listPets' only.
+      const extension = Object.keys(rest).filter((k) => EXTENSION_VARIABLE.test(k));
+      for (const k of extension) delete rest[k];
       expect(rest).toEqual(expected);
+      if (name === 'listPets') expect(extension.length).toBeGreaterThan(0);
+      else expect(extension).toEqual([]);
       // Never the value: listPets reads it at run time from Secrets Manager, by the secret's ARN.
       expect(Object.keys(rendered)).not.toContain(CURSOR_SECRET_ENV);
       if (name === 'listPets') expect(cursorSecretArn).toBe(`\${${cursorSecretId()}}`);
@@ -92,6 +105,31 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
       ]);
       expect(role.Properties!.ManagedPolicyArns).toBeUndefined();
     });
+  });
+
+  // The extension: https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html
+  // (its layer, arm64 for an arm64 function; its port and cache TTL as environment variables).
+  test('listPets alone has the Parameters and Secrets extension, arm64, caching the secret at most 5 minutes with its own cache', () => {
+    for (const name of FUNCTION_NAMES) {
+      const layers = JSON.stringify(fn(name).Layers ?? []);
+      if (name !== 'listPets') {
+        expect(layers, name).toBe('[]');
+        continue;
+      }
+      // AWS's own layer, for the function's architecture, in the stack's region (TEST_ENV).
+      expect(fn(name).Layers).toEqual([
+        expect.stringMatching(
+          /^arn:aws:lambda:eu-west-1:\d{12}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:\d+$/,
+        ),
+      ]);
+      const variables = fn(name).Environment.Variables as Record<string, string>;
+      expect(variables).toMatchObject({
+        PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'true',
+        PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '2773',
+        SECRETS_MANAGER_TTL: String(EXTENSION_CACHE_SECONDS),
+      });
+      expect(EXTENSION_CACHE_SECONDS + CONTAINER_CACHE_SECONDS).toBeLessThanOrEqual(300);
+    }
   });
 
   test('the cursor secret is one random value of at least 32 characters, made by Secrets Manager', () => {
@@ -216,6 +254,8 @@ describe('bundles', () => {
     };
     expect(map.sourcesContent).toBeUndefined();
     expect(map.sources.some((s) => s.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
+    // listPets reads its secret through the extension: no Secrets Manager client in an API function's bundle.
+    expect(map.sources.filter((s) => /client-secrets-manager|powertools\/parameters/.test(s))).toEqual([]);
   });
 
   test('both stages deploy the same bundles', () => {

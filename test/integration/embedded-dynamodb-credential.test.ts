@@ -1,5 +1,6 @@
 // The embedded DynamoDB answers only requests signed (Signature Version 4) with its data
 // directory's secret: not a made-up secret, not a signed request whose body was changed.
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -56,4 +57,41 @@ test('a signed request whose body was changed after signing is refused', async (
   await expect(tampering.send(new ListTablesCommand({}))).rejects.toMatchObject({
     name: 'UnrecognizedClientException',
   });
+});
+
+// A client may sign the body's hash as x-amz-content-sha256 (the SDK's signer then takes the
+// header's value as the payload's hash). The store must hash the body it received, not trust the
+// header: a request signed once could otherwise be replayed with any other body. AWS's rule, "the
+// hash of the request payload ... must be the hash of the payload as received":
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-create-signed-request.html
+const withContentHashHeader = (made: DynamoDBClient, tamper: boolean) => {
+  made.middlewareStack.addRelativeTo(
+    (next: (args: any) => Promise<any>) => async (args: any) => {
+      args.request.headers['x-amz-content-sha256'] = createHash('sha256').update(args.request.body).digest('hex');
+      return next(args);
+    },
+    { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'contentHash' },
+  );
+  if (tamper)
+    made.middlewareStack.addRelativeTo(
+      (next: (args: any) => Promise<any>) => async (args: any) => {
+        // Another body of the same length, so that the signed content-length still holds.
+        args.request.body = JSON.stringify({ Limit: 1 });
+        return next(args);
+      },
+      { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'tamper' },
+    );
+  return made;
+};
+
+test('a request that signs its body hash as x-amz-content-sha256 is answered', async () => {
+  await expect(
+    withContentHashHeader(client(dynamodb.endpoint), false).send(new ListTablesCommand({})),
+  ).resolves.toMatchObject({ TableNames: [] });
+});
+
+test('a signed x-amz-content-sha256 does not vouch for another body: the body is hashed as received', async () => {
+  await expect(
+    withContentHashHeader(client(dynamodb.endpoint), true).send(new ListTablesCommand({ Limit: 5 })),
+  ).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
 });
