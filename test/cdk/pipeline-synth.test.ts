@@ -49,11 +49,17 @@ const synthLikeThePipeline = (extra: Record<string, string>) => {
     const parsed = JSON.parse(readFileSync(join(out, `${stackName(stage)}.template.json`), 'utf8'));
     // CDK's own analytics condition lists every region it reports from; it names none as ours.
     delete parsed.Conditions?.CDKMetadataAvailable;
-    return JSON.stringify(parsed);
+    // A mapping is a lookup table (Fn::FindInMap with AWS::Region picks the deploy's row): CDK
+    // lists the Parameters and Secrets extension's layer for every region in one. It names none as ours.
+    delete parsed.Mappings;
+    // That layer is published by AWS from its own account: its ARN names AWS's account, not ours.
+    return JSON.stringify(parsed).replace(AWS_PUBLISHED_LAYER, ':aws-published:layer:');
   };
   return { environment: (stage: DeployedStage) => manifest.artifacts[stackName(stage)].environment, template };
 };
 
+// https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html lists its ARNs.
+const AWS_PUBLISHED_LAYER = /:\d{12}:layer:(?=AWS-Parameters-and-Secrets-Lambda-Extension)/g;
 const REGION = /\b(?:us|eu|ap|sa|ca|me|af|il|mx)-(?:gov-)?[a-z]+-\d\b/g;
 // Not inside a logical id or an asset hash: an account id stands between separators (`:`, `"`).
 const ACCOUNT = /(?<![\w.])\d{12}(?![\w.])/g;
