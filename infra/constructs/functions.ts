@@ -1,11 +1,13 @@
 // The route table's functions plus the authorizer, each allowed exactly the DynamoDB
 // calls its repository makes (shared/dynamodb/pets-repository.ts, shared/dynamodb/keys-repository.ts).
+
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
 import { rateLimitsEnv } from '../../shared/domain/api-keys.ts';
+import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { STATUS_INDEX, tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
@@ -73,6 +75,8 @@ export class Functions extends Construct {
       ...powertoolsEnvironment(settings.stage, settings.logLevel, settings.functionTracing),
       // Every table's name, as on the local stage: a name grants nothing, the role does.
       ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
+      // N of the status index: createPet writes under it, listPets reads every shard below it.
+      [STATUS_SHARDS_ENV]: String(settings.statusIndexShards),
     };
 
     // listPets reads the cursors' HMAC key from Secrets Manager at run time (Powertools
