@@ -63,6 +63,8 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         // The functions send their subsegments of what active tracing samples (the local stage leaves it false).
         POWERTOOLS_TRACE_ENABLED: String(settings.functionTracing),
         ...Object.fromEntries(tables.map((t) => [t.envVar, `\${${ids().tables[t.name]}}`])),
+        // N of the status index: createPet writes under it, listPets reads every shard below it.
+        PETS_STATUS_SHARDS: String(settings.statusIndexShards),
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
         // The usage plan's limits, which the authorizer names in every answer's RateLimit-Policy.
         ...(name === 'authorizer' && {
