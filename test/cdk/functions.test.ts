@@ -106,7 +106,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     >;
     const dynamodb: Record<FunctionName, string[]> = {
       listPets: [
-        `Allow dynamodb:Query ${arn(pets)}/index/byStatus`,
+        `Allow dynamodb:Query ${arn(pets)}/index/byStatusShard`,
         `Allow dynamodb:Scan ${arn(pets)}`,
         `Allow secretsmanager:GetSecretValue \${${cursorSecretId()}}`,
       ],
