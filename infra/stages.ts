@@ -129,6 +129,13 @@ export interface StageSettings {
    * source, at the price of parsing the source map at cold start and mapping every stack.
    */
   readonly enableSourceMaps: boolean;
+  /**
+   * N of the status index (shared/dynamodb/status-shards.ts): a status takes N times the ~1,000
+   * writes per second of one index partition. It may only grow: raise it, and the record in
+   * infra/status-index-shards.ts with it, when the StatusIndexShardsHot alarm says so
+   * (docs/capacity.md, docs/runbook.md); synth refuses a value below that record.
+   */
+  readonly statusIndexShards: number;
   /** Bump it to replace the paging cursors' HMAC secret with a new random one (README: Deploying). */
   readonly cursorSecretGeneration: number;
   /**
@@ -198,6 +205,8 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     // Readable stack traces where faults are chased; production keeps the cold starts lean.
     enableSourceMaps: true,
     cursorSecretGeneration: 1,
+    // One shard: staging's writes are a few a second.
+    statusIndexShards: 1,
     // Where releases are checked and faults chased: every trace in full.
     functionTracing: true,
     // Few checks; 10 keeps most of a shared account's pool for production.
@@ -256,6 +265,8 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     terminationProtection: true,
     enableSourceMaps: false,
     cursorSecretGeneration: 1,
+    // One shard until the alarm says the peak nears 700 creates per second of one status (docs/capacity.md).
+    statusIndexShards: 1,
     // What on-call gets is which DynamoDB call was slow, throttled or failing, for any sampled
     // request, by its requestId; its cost is within the functions' targets (docs/performance.md).
     functionTracing: true,

@@ -128,6 +128,33 @@ export const shardedPage = (shards: number, pageSize = 20) => ({
   readUnits: shards * readUnits(pageSize + 1),
 });
 
+/** Distinct first pages of the filtered listings: three statuses × limits 1 to 100. */
+const FIRST_PAGE_KEYS = 3 * 100;
+/** The plan's bar: no partition above 70 % of its ceiling. */
+const HEADROOM = 0.7;
+
+/**
+ * Each partition's share of its ceiling at `rate` creates and `rate` filtered first pages a
+ * second in one status: index writes spread over N shards; first pages read the lowest ids of
+ * every shard, once per page without a cache, once per cache key and TTL with one.
+ */
+export const partitionShares = (rate: number, shards: number, cacheTtlSeconds: number, pageSize = 20) => {
+  const firstPagesPerSecond = cacheTtlSeconds > 0 ? Math.min(rate, FIRST_PAGE_KEYS / cacheTtlSeconds) : rate;
+  return {
+    indexWrites: rate / shards / LIMITS.dynamodbPartitionWcu,
+    // A shard's first page is one Query of pageSize + 1 items, whatever N; at limit=100 three times the units.
+    firstPageReads: (firstPagesPerSecond * readUnits(pageSize + 1)) / LIMITS.dynamodbPartitionRcu,
+  };
+};
+
+/** The smallest N, and the shortest whole-second cache TTL (0 = none), that keep every partition under 70 %. */
+export const partitionPlan = (rate: number, pageSize = 20) => {
+  const shards = shardsFor(rate, HEADROOM);
+  let cacheTtlSeconds = 0;
+  while (partitionShares(rate, shards, cacheTtlSeconds, pageSize).firstPageReads >= HEADROOM) cacheTtlSeconds++;
+  return { shards, cacheTtlSeconds, ...partitionShares(rate, shards, cacheTtlSeconds, pageSize) };
+};
+
 /** A month, for the fixed monthly costs: 30 days. */
 const MINUTES_PER_MONTH = 30 * 24 * 60;
 /** A canary run of the read-only smoke checks: ~30 requests in a few seconds, on 1,000 MB (Synthetics' default). */
@@ -197,11 +224,13 @@ if (import.meta.main) {
   console.log(
     `First pages: one partition serves ${format(firstPageCeiling())} first pages/s of one status (or of the unfiltered listing).`,
   );
-  const creates = rate;
-  const shards = shardsFor(creates);
-  const page = shardedPage(shards);
+  const plan = partitionPlan(rate);
+  const page = shardedPage(plan.shards);
   console.log(
-    `byStatus: ${format(creates)} creates/s in one status need ${shards} shards (≤ 70 % of 1,000 WCU each); a filtered page then costs ${page.queries} Queries and ${format(page.readUnits, 1)} RCU instead of 1 and ${format(shardedPage(1).readUnits, 1)}.`,
+    `Status index: ${format(rate)} creates/s in one status need statusIndexShards ${plan.shards} (each key value at ${format(plan.indexWrites * 100)} % of 1,000 WCU; today ${settings.statusIndexShards}); a filtered page then costs ${page.queries} Queries and ${format(page.readUnits, 1)} RCU instead of 1 and ${format(shardedPage(1).readUnits, 1)}.`,
+  );
+  console.log(
+    `First pages of one status at ${format(rate)}/s: a cache TTL of ${plan.cacheTtlSeconds} s keeps each shard's partition at ${format(plan.firstPageReads * 100)} % of 3,000 RCU (${format(partitionShares(rate, plan.shards, 0).firstPageReads * 100)} % without a cache).`,
   );
   const watch = watchCostPerMonth(settings);
   console.log(

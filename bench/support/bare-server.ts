@@ -41,9 +41,9 @@ const answer = async (method: string, url: URL, body: string): Promise<[number, 
             TableName,
             IndexName: STATUS_INDEX,
             Limit: limit + 1,
-            KeyConditionExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status },
+            // One shard (N = 1), the service's default: one Query, as the service makes.
+            KeyConditionExpression: 'statusShard = :key',
+            ExpressionAttributeValues: { ':key': `${status}#0` },
           })
         : new ScanCommand({ TableName, Limit: limit + 1 }),
     );
@@ -51,6 +51,7 @@ const answer = async (method: string, url: URL, body: string): Promise<[number, 
   }
   if (method === 'POST' && path === '/pets') {
     const pet = { id: nextId++, status: 'available', ...(JSON.parse(body) as object) } as Record<string, unknown>;
+    pet.statusShard = `${pet.status}#0`; // the index key at N = 1
     // The service's very condition (pets-repository.ts), whose parsing the embedded DynamoDB pays for.
     await client.send(
       new PutCommand({

@@ -12,6 +12,7 @@ import {
 import { Construct } from 'constructs';
 import { type KeyAttribute, tables } from '../../shared/dynamodb/tables.ts';
 import type { StageSettings } from '../stages.ts';
+import { checkStatusIndexShards } from '../status-index-shards.ts';
 
 export type TableName = (typeof tables)[number]['name'];
 
@@ -33,6 +34,7 @@ export class Data extends Construct {
 
   constructor(scope: Construct, id: string, { settings }: DataProps) {
     super(scope, id);
+    checkStatusIndexShards(settings);
     const built = {} as Record<TableName, TableV2>;
     for (const definition of tables) {
       const table = new TableV2(this, definition.name, {

@@ -14,6 +14,7 @@ import {
   routes,
 } from '../../shared/api/routes.ts';
 import { rateLimitsEnv } from '../../shared/domain/api-keys.ts';
+import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV, EXTENSION_CACHE_SECONDS } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
@@ -66,6 +67,8 @@ export class Functions extends Construct {
       ...powertoolsEnvironment(settings.stage, settings.logLevel, settings.functionTracing),
       // Every table's name, as on the local stage: a name grants nothing, the role does.
       ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
+      // N of the status index: createPet writes under it, listPets reads every shard below it.
+      [STATUS_SHARDS_ENV]: String(settings.statusIndexShards),
     };
 
     // listPets reads the cursors' HMAC key from Secrets Manager at run time (through the

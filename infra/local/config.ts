@@ -46,6 +46,8 @@ export const Config = z.object({
   PETSTORE_KEY_BURST: z.coerce.number().int().min(1).default(2_000),
   PETSTORE_KEY_QUOTA: z.coerce.number().int().min(0).default(0),
   PETSTORE_DYNAMODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(3000).default(LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
+  // N of the status index (shared/dynamodb/status-shards.ts), as statusIndexShards deployed; a data directory's N may only grow.
+  PETSTORE_INDEX_SHARDS: z.coerce.number().int().min(1).max(100).default(1),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 

@@ -3,6 +3,7 @@
 // DynamoDB's address and its credential. The in-process test harness uses it too.
 import { type RateLimits, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
 import { REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
+import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
@@ -48,6 +49,8 @@ export interface FunctionEnvironmentOptions {
   readonly dynamodbRequestTimeoutMs?: number | undefined;
   /** Each key's limits, which the authorizer names in RateLimit-Policy; none: no header. */
   readonly keyLimits?: RateLimits | undefined;
+  /** N of the status index (PETSTORE_INDEX_SHARDS); unset, the functions' default of 1. */
+  readonly statusIndexShards?: number | undefined;
   /** Physical table names by definition name; by default the definition's name (what ensureTables creates). */
   readonly tableNames?: Readonly<Partial<Record<string, string>>>;
 }
@@ -60,6 +63,7 @@ export const functionEnvironment = (options: FunctionEnvironmentOptions): Record
   // The local stage has no Secrets Manager: the secret itself, through the same seam (cursor-secret.ts).
   [CURSOR_SECRET_ENV]: options.cursorSecret,
   ...(options.keyLimits && rateLimitsEnv(options.keyLimits)),
+  ...(options.statusIndexShards !== undefined && { [STATUS_SHARDS_ENV]: String(options.statusIndexShards) }),
   ...powertoolsEnvironment(options.stage, options.logLevel),
   // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',

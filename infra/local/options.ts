@@ -32,6 +32,7 @@ export const stageOptionsFromEnvironment = (
     pipelineDepth: config.PETSTORE_PIPELINE_DEPTH,
     keyLimits: keyLimitsOf(config),
     dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
+    statusIndexShards: config.PETSTORE_INDEX_SHARDS,
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
   };

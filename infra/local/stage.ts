@@ -21,6 +21,7 @@ import { type EmbeddedDynamoDB, ensureTables, startEmbeddedDynamoDB } from './em
 import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
 import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
+import { recordIndexShards } from './index-shards.ts';
 import type { LocalKeyLimits } from './key-limits.ts';
 import { KEY_USAGE_FILE } from './key-usage.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
@@ -44,6 +45,8 @@ export interface LocalStageOptions {
   keyLimits?: KeyLimits | undefined;
   /** The functions' DynamoDB request timeout (deployed: DYNAMODB_TIME_BUDGET's): the embedded store shares this process's CPU. */
   dynamodbRequestTimeoutMs?: number;
+  /** N of the status index (PETSTORE_INDEX_SHARDS); 1 by default. May only grow for a data directory. */
+  statusIndexShards?: number;
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
 }
@@ -146,11 +149,15 @@ export interface LocalData {
  */
 export const openLocalData = async (
   lock: DataDirLock,
-  options: Pick<LocalStageOptions, 'apiKey' | 'logLevel' | 'dynamodbRequestTimeoutMs' | 'keyLimits'>,
+  options: Pick<
+    LocalStageOptions,
+    'apiKey' | 'logLevel' | 'dynamodbRequestTimeoutMs' | 'keyLimits' | 'statusIndexShards'
+  >,
 ): Promise<LocalData> => {
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
   lock.update({ dynamodbAddress: dynamodb.address });
   await ensureTables(dynamodb.endpoint);
+  recordIndexShards(lock.dir, options.statusIndexShards ?? 1);
   const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
   const environment = functionEnvironment({
     dynamodbEndpoint: dynamodb.endpoint,
@@ -159,6 +166,7 @@ export const openLocalData = async (
     cursorSecret: persistentSecret(lock.dir, 'cursor-secret'),
     dynamodbRequestTimeoutMs: options.dynamodbRequestTimeoutMs ?? LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS,
     keyLimits: options.keyLimits,
+    statusIndexShards: options.statusIndexShards,
   });
   Object.assign(process.env, environment);
   return {

@@ -4,6 +4,7 @@
 import { Duration } from 'aws-cdk-lib';
 import {
   Alarm,
+  Metric as CloudWatchMetric,
   ComparisonOperator,
   type IAlarmAction,
   type IMetric,
@@ -14,6 +15,7 @@ import {
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { dynamodbCalls, FUNCTION_NAMES, routes } from '../../shared/api/routes.ts';
+import { petsTable, STATUS_INDEX } from '../../shared/dynamodb/tables.ts';
 import { stackName } from '../stages.ts';
 import type { MonitoringProps } from './props.ts';
 
@@ -29,6 +31,8 @@ export const ALARM_KINDS = {
     'API Gateway answered 503 because the authorizer failed (not because it refused a key): no caller gets in.',
   DynamoDBThrottledRequests: 'DynamoDB throttled requests to the table.',
   DynamoDBSystemErrors: 'DynamoDB failed requests to the table on its side (HTTP 500).',
+  StatusIndexWriteThrottles:
+    "DynamoDB throttled writes to the pets table's status index: a status's creates outgrow its shards (raise statusIndexShards).",
 } as const;
 export type AlarmKind = keyof typeof ALARM_KINDS;
 
@@ -52,6 +56,30 @@ interface AlarmDefinition {
   /** Every alarm here reads a metric that is absent when nothing happens: absent is OK. */
   whyNoDataIsOk: string;
 }
+
+/**
+ * The status index's own write throttles: WriteThrottleEvents with both TableName and
+ * GlobalSecondaryIndexName (the TableName dimension alone leaves the index's out; AWS:
+ * amazondynamodb/latest/developerguide/TroubleshootingThrottling-cloudwatch.html).
+ * OnlineIndexThrottleEvents counts only an index's initial build, not these.
+ */
+const statusIndexWriteThrottles = (
+  tables: MonitoringProps['tables'],
+  period: Duration,
+  threshold: number,
+): AlarmDefinition => ({
+  kind: 'StatusIndexWriteThrottles',
+  metric: new CloudWatchMetric({
+    namespace: 'AWS/DynamoDB',
+    metricName: 'WriteThrottleEvents',
+    dimensionsMap: { TableName: tables[petsTable.name]!.tableName, GlobalSecondaryIndexName: STATUS_INDEX },
+    statistic: 'Sum',
+    period,
+  }),
+  threshold,
+  comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+  whyNoDataIsOk: 'DynamoDB publishes throttle events only when there are some',
+});
 
 export const createAlarms = (
   scope: Construct,
@@ -135,6 +163,7 @@ export const createAlarms = (
         whyNoDataIsOk: 'DynamoDB publishes system errors only when there are some',
       },
     ]),
+    statusIndexWriteThrottles(tables, period, settings.dynamodbThrottledRequests),
   ];
 
   return definitions.map(({ kind, subject, metric, threshold, comparison, whyNoDataIsOk }) => {

@@ -95,7 +95,7 @@ const ENTRIES = [
     query: true,
     statuses: [200],
     dynamodb: [
-      { table: 'pets', index: 'byStatus', actions: ['Query'] },
+      { table: 'pets', index: 'byStatusShard', actions: ['Query'] },
       { table: 'pets', actions: ['Scan'] },
     ],
   },

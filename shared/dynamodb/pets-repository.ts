@@ -1,4 +1,4 @@
-// All DynamoDB access for animals. Items hold exactly the four Animal fields.
+// All DynamoDB access for animals. Items hold the four Animal fields and their status index key.
 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
@@ -14,7 +14,8 @@ import type { CursorCodec } from '../domain/cursor.ts';
 import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
 import type { PetsRepository } from '../domain/stores.ts';
 import { withAvailability } from './client.ts';
-import { STATUS_INDEX } from './tables.ts';
+import { statusShardKey, statusShardKeys } from './status-shards.ts';
+import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 
 export interface PetsRepositoryOptions {
   client: DynamoDBDocumentClient;
@@ -22,6 +23,8 @@ export interface PetsRepositoryOptions {
   countersTableName: string;
   cursors: CursorCodec;
   ids?: IdAllocator;
+  /** N of the status index (status-shards.ts); 1 by default. */
+  statusShards?: number;
 }
 
 const PET_ID_COUNTER = 'petId';
@@ -33,10 +36,10 @@ const MAX_CREATE_ATTEMPTS = 5;
  * SDK's retry of a put whose answer timed out after it landed: that retry finds this very
  * item and must succeed, rather than make the caller create a duplicate under a new id.
  */
-const putNewPet = (tableName: string, pet: Pet): PutCommand =>
+const putNewPet = (tableName: string, pet: Pet, shards: number): PutCommand =>
   new PutCommand({
     TableName: tableName,
-    Item: pet,
+    Item: { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, shards) },
     ConditionExpression:
       'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
     ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
@@ -52,6 +55,7 @@ const toPet = (item: Record<string, unknown>): Pet => ({
 
 export const createPetsRepository = (options: PetsRepositoryOptions): PetsRepository => {
   const { client, petsTableName, countersTableName, cursors } = options;
+  const shards = options.statusShards ?? 1;
 
   const ids =
     options.ids ??
@@ -79,13 +83,13 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
         // The id was chosen before (an idempotency record names it): another animal under it
         // (a table restored behind the counter) must fail the create, never be overwritten.
         const pet: Pet = { id, ...newPet };
-        await withAvailability(() => client.send(putNewPet(petsTableName, pet)));
+        await withAvailability(() => client.send(putNewPet(petsTableName, pet, shards)));
         return pet;
       }
       for (let attempt = 1; ; attempt++) {
         const pet: Pet = { id: await ids.next(), ...newPet };
         try {
-          await withAvailability(() => client.send(putNewPet(petsTableName, pet)));
+          await withAvailability(() => client.send(putNewPet(petsTableName, pet, shards)));
           return pet;
         } catch (error) {
           if (!(error instanceof ConditionalCheckFailedException) || attempt === MAX_CREATE_ATTEMPTS) throw error;
@@ -101,29 +105,64 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
     },
 
     // One extra item tells whether another page exists, so the last page never
-    // carries a `next` link to an empty page, still in a single request.
+    // carries a `next` link to an empty page, still in a single request per shard.
     async list({ limit, status, cursor }) {
       const after = cursor === undefined ? undefined : cursors.decode(cursor, status).after;
       const common = { TableName: petsTableName, Limit: limit + 1 };
-      const { Items = [], LastEvaluatedKey } = await withAvailability(() =>
-        client.send(
-          status === undefined
-            ? new ScanCommand({ ...common, ExclusiveStartKey: after === undefined ? undefined : { id: after } })
-            : new QueryCommand({
+      if (status === undefined) {
+        // A Scan's order is the table's own, which resumes after `after`: no merge.
+        const { Items = [], LastEvaluatedKey } = await withAvailability(() =>
+          client.send(
+            new ScanCommand({ ...common, ExclusiveStartKey: after === undefined ? undefined : { id: after } }),
+          ),
+        );
+        const pets = Items.slice(0, limit).map(toPet);
+        // More match when the extra item came back, or when DynamoDB stopped early at its 1 MB page size.
+        return pageOf(pets, Items.length > limit || LastEvaluatedKey !== undefined, null);
+      }
+      // Every shard, each from just after the cursor, in parallel: a page waits for the slowest one.
+      const shardPages = await Promise.all(
+        statusShardKeys(status, shards).map((key) =>
+          withAvailability(() =>
+            client.send(
+              new QueryCommand({
                 ...common,
                 IndexName: STATUS_INDEX,
-                KeyConditionExpression: '#status = :status',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: { ':status': status },
-                ExclusiveStartKey: after === undefined ? undefined : { status, id: after },
+                KeyConditionExpression: '#shard = :shard',
+                ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE },
+                ExpressionAttributeValues: { ':shard': key },
+                ExclusiveStartKey: after === undefined ? undefined : { [STATUS_SHARD_ATTRIBUTE]: key, id: after },
               }),
+            ),
+          ),
         ),
       );
-      const pets = Items.slice(0, limit).map(toPet);
-      // More match when the extra item came back, or when DynamoDB stopped early at its 1 MB page size.
-      const more = Items.length > limit || LastEvaluatedKey !== undefined;
-      const last = pets.at(-1);
-      return more && last ? { pets, nextCursor: cursors.encode({ after: last.id, status: status ?? null }) } : { pets };
+      return merged(shardPages, limit, status);
     },
   };
+
+  function pageOf(pets: Pet[], more: boolean, status: PetStatus | null) {
+    const last = pets.at(-1);
+    return more && last ? { pets, nextCursor: cursors.encode({ after: last.id, status }) } : { pets };
+  }
+
+  /**
+   * Merges the shards' answers by id. A shard that has more (it reached its Limit or
+   * DynamoDB's 1 MB) says nothing about ids past its last one, so nothing past the smallest
+   * such id is kept: no animal of a slower shard is skipped.
+   */
+  function merged(
+    shardPages: readonly { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }[],
+    limit: number,
+    status: PetStatus,
+  ) {
+    let cut = Number.POSITIVE_INFINITY;
+    for (const { Items = [], LastEvaluatedKey } of shardPages) {
+      if (LastEvaluatedKey) cut = Math.min(cut, (Items.at(-1)?.id ?? LastEvaluatedKey.id) as number);
+    }
+    const all = shardPages.flatMap(({ Items = [] }) => Items.map(toPet)).sort((a, b) => a.id - b.id);
+    const pets = all.filter((pet) => pet.id <= cut).slice(0, limit);
+    // More match when an item was left out, or when a shard stopped early at DynamoDB's 1 MB page size.
+    return pageOf(pets, all.length > pets.length || cut !== Number.POSITIVE_INFINITY, status);
+  }
 };

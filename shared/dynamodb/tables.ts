@@ -23,7 +23,9 @@ export interface TableDefinition {
   readonly timeToLiveAttribute?: string;
 }
 
-export const STATUS_INDEX = 'byStatus';
+/** Keyed by statusShard (shared/dynamodb/status-shards.ts), not status: a status's writes spread over N partitions. */
+export const STATUS_INDEX = 'byStatusShard';
+export const STATUS_SHARD_ATTRIBUTE = 'statusShard';
 
 export const petsTable = {
   name: 'pets',
@@ -32,9 +34,9 @@ export const petsTable = {
   indexes: [
     {
       indexName: STATUS_INDEX,
-      partitionKey: { name: 'status', type: 'S' },
+      partitionKey: { name: STATUS_SHARD_ATTRIBUTE, type: 'S' },
       sortKey: { name: 'id', type: 'N' },
-      // ALL: an item is exactly the four Animal fields, so projecting them all costs
+      // ALL: an item is the four Animal fields and its index key, so projecting them all costs
       // nothing extra and lets one Query answer a filtered page with no read-back to
       // the table; a hand-kept INCLUDE list would silently drop any field added later.
       projection: 'ALL',

@@ -5,6 +5,7 @@ import type { KeysRepository, PetsRepository } from '../domain/stores.ts';
 import { documentClient } from '../dynamodb/client.ts';
 import { createKeysRepository } from '../dynamodb/keys-repository.ts';
 import { createPetsRepository } from '../dynamodb/pets-repository.ts';
+import { statusShardsFrom } from '../dynamodb/status-shards.ts';
 import { countersTable, keysTable, petsTable, tableName } from '../dynamodb/tables.ts';
 import { traceDynamoDBCalls } from '../observability/xray.ts';
 
@@ -40,6 +41,7 @@ export const petsRepository = (): PetsRepository =>
     petsTableName: tableName(petsTable),
     countersTableName: tableName(countersTable),
     cursors,
+    statusShards: statusShardsFrom(),
   }));
 
 let keys: KeysRepository | undefined;

@@ -197,7 +197,7 @@ describe("each function's role: what its code calls, and nothing else", () => {
         const allowed = new Map<string, readonly string[]>(
           Object.entries(byTarget).map(([target, actions]) => [
             target === 'petsIndex'
-              ? `${tables.pets}/index/byStatus`
+              ? `${tables.pets}/index/byStatusShard`
               : target === 'cursorSecret'
                 ? arnOf(template, index.cursorSecret)
                 : tables[target]!,

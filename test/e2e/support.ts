@@ -158,7 +158,7 @@ const LEAKS = [
   /dynamo/i,
   /arn:aws/,
   /\btable\b/i,
-  /"(pets|keys|counters|byStatus)"/, // the local table and index names, as an AWS message quotes them
+  /"(pets|keys|counters|byStatusShard|statusShard)"/, // the local table and index names, as an AWS message quotes them
   /pet_[0-9A-Za-z]{32,}/, // any API key
 ];
 

@@ -9,6 +9,7 @@ import type { ListPage, PetsRepository } from '../../shared/domain/stores.ts';
 import { createPetsRepository } from '../../shared/dynamodb/pets-repository.ts';
 import { countersTable, petsTable } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { TEST_INDEX_SHARDS } from '../support/index-shards.ts';
 
 // 250 animals: 100 available, 98 pending (14 × 7), 52 sold, interleaved in id order.
 const COUNTS: Record<PetStatus, number> = { available: 100, pending: 98, sold: 52 };
@@ -25,6 +26,7 @@ beforeAll(async () => {
     petsTableName: petsTable.name,
     countersTableName: countersTable.name,
     cursors: createCursorCodec('paging-test-cursor-secret-0123456789'),
+    statusShards: TEST_INDEX_SHARDS,
   });
   // A fixed shuffle, so that each status's ids are spread over the whole range.
   const statuses = (Object.entries(COUNTS) as [PetStatus, number][]).flatMap(([status, n]) =>

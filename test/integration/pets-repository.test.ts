@@ -1,15 +1,16 @@
 // Creating and reading animals in dynalite: ids never collide, a create never
-// overwrites, and items hold exactly the four Animal fields.
+// overwrites, and items hold the four Animal fields and their status index key.
 import { ConditionalCheckFailedException, CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTableInput } from '../../infra/local/embedded-dynamodb.ts';
-import { MAX_ID } from '../../shared/api/schemas.ts';
+import { MAX_ID, type Pet } from '../../shared/api/schemas.ts';
 import { createCursorCodec } from '../../shared/domain/cursor.ts';
 import type { IdAllocator } from '../../shared/domain/id-allocator.ts';
 import { createPetsRepository, type PetsRepositoryOptions } from '../../shared/dynamodb/pets-repository.ts';
 import { countersTable, petsTable } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { TEST_INDEX_SHARDS } from '../support/index-shards.ts';
 
 let db: TestDynamoDB;
 beforeAll(async () => {
@@ -24,6 +25,7 @@ const repository = (options: Partial<PetsRepositoryOptions> = {}) =>
     petsTableName: petsTable.name,
     countersTableName: countersTable.name,
     cursors: createCursorCodec('repository-test-cursor-secret-0123456789'),
+    statusShards: TEST_INDEX_SHARDS,
     ...options,
   });
 
@@ -47,18 +49,20 @@ const counterValue = async (table = countersTable.name) =>
   ((await db.client.send(new GetCommand({ TableName: table, Key: { counter: 'petId' } }))).Item?.value as
     | number
     | undefined) ?? 0;
+/** The item a create stores for `pet`: its fields and its status index key. */
+const storedItem = (pet: Pet) => ({ ...pet, statusShard: `${pet.status}#${pet.id % TEST_INDEX_SHARDS}` });
 const seed = (id: number) => {
   const item = { id, name: `seeded ${id}`, categoryId: 42, status: 'sold' };
   return db.client.send(new PutCommand({ TableName: petsTable.name, Item: item })).then(() => item);
 };
 
 describe('create', () => {
-  test('stores and returns exactly the four Animal fields', async () => {
+  test('stores the four Animal fields and the status index key, and returns the four', async () => {
     const pet = await repository().create({ name: 'Rex', categoryId: 3, status: 'pending' });
     expect(pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'pending' });
     const item = await rawItem(pet.id);
-    expect(Object.keys(item!).sort()).toEqual(['categoryId', 'id', 'name', 'status']);
-    expect(item).toEqual(pet);
+    expect(Object.keys(item!).sort()).toEqual(['categoryId', 'id', 'name', 'status', 'statusShard']);
+    expect(item).toEqual({ ...pet, statusShard: `pending#${pet.id % TEST_INDEX_SHARDS}` });
     expect(await repository().get(pet.id)).toEqual(pet);
   });
 
@@ -69,7 +73,7 @@ describe('create', () => {
     expect(ids.handedOut).toEqual([5000, 5001]);
     expect(pet.id).toBe(5001);
     expect(await rawItem(5000)).toEqual(taken);
-    expect(await rawItem(5001)).toEqual(pet);
+    expect(await rawItem(5001)).toEqual(storedItem(pet));
   });
 
   test('with the real allocator too: ids the counter would hand out next are skipped when taken', async () => {
@@ -103,7 +107,7 @@ describe('create', () => {
     expect(new Set(ids).size).toBe(100);
     for (const id of ids) expect(Number.isSafeInteger(id) && id >= 1).toBe(true);
     const stored = await Promise.all(ids.map(rawItem));
-    expect(stored).toEqual(pets);
+    expect(stored).toEqual(pets.map(storedItem));
   });
 
   test('ids reach 2^53−1 and stop there: past it, create fails and stores nothing', async () => {
@@ -116,7 +120,7 @@ describe('create', () => {
       status: 'sold',
     });
     expect(pet.id).toBe(MAX_ID - 99);
-    expect(await rawItem(MAX_ID - 99)).toEqual(pet);
+    expect(await rawItem(MAX_ID - 99)).toEqual(storedItem(pet));
 
     const before = (await db.client.send(new ScanCommand({ TableName: petsTable.name, Select: 'COUNT' }))).Count;
     await expect(

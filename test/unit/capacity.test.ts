@@ -5,6 +5,8 @@ import {
   DURATIONS_MS,
   firstPageCeiling,
   operationLoads,
+  partitionPlan,
+  partitionShares,
   shardedPage,
   shardsFor,
   watchCostPerMonth,
@@ -48,4 +50,15 @@ test('watching a stage from outside: a canary run every 5 minutes is 8,640 runs 
   expect(items['SLO alerts (composite alarms)']).toBeCloseTo(2);
   expect(total).toBeCloseTo(Object.values(items).reduce((a, b) => a + b, 0));
   expect(watchCostPerMonth({ canary: { everyMinutes: 10, failedRunsToAlarm: 2 } }).runs).toBe(4_320);
+});
+
+test('the 10,000-per-second plan: 15 shards and a 1 s first-page cache keep every partition under 70 %', () => {
+  const plan = partitionPlan(10_000);
+  expect(plan).toMatchObject({ shards: 15, cacheTtlSeconds: 1 });
+  expect(plan.indexWrites).toBeLessThan(0.7);
+  expect(plan.firstPageReads).toBeLessThan(0.7);
+  // Without the cache every first page reads each shard's partition: over its ceiling whatever N.
+  expect(partitionShares(10_000, 15, 0).firstPageReads).toBeGreaterThan(1);
+  // At 700 creates/s one shard is enough, and no cache is needed.
+  expect(partitionPlan(700)).toMatchObject({ shards: 1, cacheTtlSeconds: 0 });
 });

@@ -1,0 +1,64 @@
+// N of the status index may only grow: synth refuses a stage setting below the committed
+// record, and the local stage a PETSTORE_INDEX_SHARDS below what its data directory was written with.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { recordIndexShards } from '../../infra/local/index-shards.ts';
+import { DEPLOYED_STAGES, stageSettings } from '../../infra/stages.ts';
+import { checkStatusIndexShards, STATUS_INDEX_SHARDS_EVER } from '../../infra/status-index-shards.ts';
+import { statusShardKey, statusShardsFrom } from '../../shared/dynamodb/status-shards.ts';
+
+describe('synth', () => {
+  test.each(DEPLOYED_STAGES)('%s: the setting equals its record', (stage) => {
+    expect(() => checkStatusIndexShards(stageSettings[stage])).not.toThrow();
+    expect(stageSettings[stage].statusIndexShards).toBe(STATUS_INDEX_SHARDS_EVER[stage]);
+  });
+
+  test('lowering N is refused with the reason', () => {
+    const ever = { staging: 4, production: 8 };
+    expect(() => checkStatusIndexShards({ stage: 'production', statusIndexShards: 4 }, ever)).toThrow(
+      /statusIndexShards of production is 4, below 8.*vanish from filtered listings.*N may only grow/,
+    );
+  });
+
+  test('raising N without the record is refused, so that the record always holds the largest N', () => {
+    expect(() =>
+      checkStatusIndexShards({ stage: 'staging', statusIndexShards: 2 }, { staging: 1, production: 1 }),
+    ).toThrow(/record it in infra\/status-index-shards.ts/);
+    expect(() =>
+      checkStatusIndexShards({ stage: 'staging', statusIndexShards: 2 }, { staging: 2, production: 1 }),
+    ).not.toThrow();
+  });
+
+  test('N is a positive integer', () => {
+    for (const bad of [0, -1, 1.5])
+      expect(() => checkStatusIndexShards({ stage: 'staging', statusIndexShards: bad })).toThrow(/positive integer/);
+  });
+});
+
+describe('the local data directory', () => {
+  let dir: string | undefined;
+  afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  test('may grow N, and refuses to lower it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'petstore-shards-'));
+    recordIndexShards(dir, 1);
+    recordIndexShards(dir, 4);
+    expect(readFileSync(join(dir, 'status-index-shards'), 'utf8').trim()).toBe('4');
+    expect(() => recordIndexShards(dir!, 2)).toThrow(
+      /PETSTORE_INDEX_SHARDS is 2, but .* was written with 4.*N may only grow/,
+    );
+    recordIndexShards(dir, 4);
+  });
+});
+
+describe('the key function', () => {
+  test('"<status>#<id mod N>", and N from the functions\' environment (1 when unset)', () => {
+    expect(statusShardKey('sold', 9007199254740991, 4)).toBe('sold#3');
+    expect(statusShardKey('available', 12, 1)).toBe('available#0');
+    expect(statusShardsFrom({})).toBe(1);
+    expect(statusShardsFrom({ PETS_STATUS_SHARDS: '4' })).toBe(4);
+    expect(() => statusShardsFrom({ PETS_STATUS_SHARDS: '0' })).toThrow(/positive integer/);
+  });
+});
