@@ -115,23 +115,44 @@ test.each(['infra/local/server.ts', 'infra/local/dev.ts'])(
   '%s: a second signal during a stop does not cut it short; a third stops at once, saying so',
   async (entry) => {
     const start = () => startLocalServer({ PETSTORE_DATA_DIR: dataDir() }, { entry });
-    const second = await start();
     const exitOf = (server: LocalServer) => new Promise((done) => server.process.once('exit', done));
-    const secondExit = exitOf(second);
-    // A few milliseconds apart, as two processes send them: a signal sent while one is pending is merged with it.
+    // A request still arriving (headers in, body half sent) holds the stop open, so that the later
+    // signals come during it however slowly a busy machine schedules them; 100 ms apart, as two
+    // processes send them (a signal sent while one is pending is merged with it).
+    const holdStop = (server: LocalServer) => {
+      const held = connect(Number(new URL(server.baseUrl).port), '127.0.0.1');
+      let answer = '';
+      held.on('data', (chunk) => (answer += chunk));
+      held.on('error', () => {});
+      const body = JSON.stringify({ name: 'Held', categoryId: 1 });
+      held.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      );
+      return { finish: () => held.write(body.slice(5)), answer: () => answer };
+    };
     const signalTimes = async (server: LocalServer, times: number) => {
       for (let i = 0; i < times; i++) {
         server.process.kill('SIGINT');
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
+
+    const second = await start();
+    const secondExit = exitOf(second);
+    const request = holdStop(second);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await signalTimes(second, 2);
+    request.finish();
     expect(await secondExit, second.output()).toBe(0);
+    expect(request.answer()).toMatch(/^HTTP\/1\.1 201 /); // the request it had was answered
     expect(second.output()).toMatch(/^stopped$/m);
     expect(existsSync(join(second.dataDir, 'owner.lock'))).toBe(false);
 
     const third = await start();
     const thirdExit = exitOf(third);
+    holdStop(third);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await signalTimes(third, 3);
     expect(await thirdExit).toBe(1);
     expect(third.output()).toMatch(/stopped at once \(SIGINT a third time\)/);
