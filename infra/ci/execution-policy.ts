@@ -1,0 +1,345 @@
+// What CloudFormation may do when it deploys one stage: the policy `cdk bootstrap
+// --cloudformation-execution-policies` gives that stage's execution role (docs/deploying.md,
+// "Stages that cannot touch each other") instead of the default AdministratorAccess
+// (aws/aws-cdk#27097). With it, a stage's deploy role, which may hand any change set to its
+// execution role, still cannot create, change or delete anything of another stage, even in one
+// shared account. Its shape: per service, the actions CloudFormation calls to create, update and
+// delete our stacks' resource types, on the names CloudFormation gives them (a generated
+// physical name starts with the stack's name, `PetStore-staging-…`) or we give them (alarms,
+// secrets, CodeDeploy, the canary: all under the stack's name). test/cdk/execution-policy.test.ts
+// fails when the template gains a resource type this policy does not cover.
+import { Aws } from 'aws-cdk-lib';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { BOOTSTRAP_QUALIFIERS, type DeployedStage, stackName } from '../stages.ts';
+
+/** The managed policy's name (the CI stack makes it; `cdk bootstrap` names its ARN). */
+export const executionPolicyName = (stage: DeployedStage): string => `PetStore-cfn-exec-${stage}`;
+
+/** The CloudFormation tag every resource it creates and tags carries. */
+export const STACK_NAME_TAG = 'aws:cloudformation:stack-name';
+
+const arn = (service: string, resource: string, region: string = Aws.REGION, account: string = Aws.ACCOUNT_ID) =>
+  `arn:${Aws.PARTITION}:${service}:${region}:${account}:${resource}`;
+
+const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
+  new PolicyStatement({ actions, resources, ...(conditions ? { conditions } : {}) });
+
+export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement[] => {
+  const name = stackName(stage);
+  // S3 bucket names are lower case: CloudFormation generates `petstore-staging-…`; the canary is
+  // named so too (infra/monitoring/canary.ts), and Synthetics names its function and layer after it.
+  const lower = name.toLowerCase();
+  const qualifier = BOOTSTRAP_QUALIFIERS[stage];
+  return [
+    // The template's BootstrapVersion parameter, and the function and canary code that this
+    // stage's bootstrap holds (CreateFunction reads it with the caller's credentials).
+    allow(['ssm:GetParameters'], [arn('ssm', `parameter/cdk-bootstrap/${qualifier}/version`)]),
+    allow(
+      ['s3:GetObject', 's3:GetObjectVersion'],
+      [`arn:${Aws.PARTITION}:s3:::cdk-${qualifier}-assets-${Aws.ACCOUNT_ID}-${Aws.REGION}/*`],
+    ),
+    // AWS::IAM::Role, AWS::IAM::Policy (an inline policy of the role): generated names, `PetStore-staging-…`.
+    allow(
+      [
+        'iam:CreateRole',
+        'iam:DeleteRole',
+        'iam:GetRole',
+        'iam:UpdateRole',
+        'iam:UpdateRoleDescription',
+        'iam:UpdateAssumeRolePolicy',
+        'iam:TagRole',
+        'iam:UntagRole',
+        'iam:ListRoleTags',
+        'iam:PutRolePolicy',
+        'iam:GetRolePolicy',
+        'iam:DeleteRolePolicy',
+        'iam:ListRolePolicies',
+        'iam:ListAttachedRolePolicies',
+      ],
+      [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
+    ),
+    // The only managed policies our roles attach are AWS's service-role policies
+    // (AWSCodeDeployRoleForLambdaLimited): never one of the account's own, never AdministratorAccess.
+    allow(
+      ['iam:AttachRolePolicy', 'iam:DetachRolePolicy'],
+      [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
+      { ArnLike: { 'iam:PolicyARN': `arn:${Aws.PARTITION}:iam::aws:policy/service-role/*` } },
+    ),
+    // Its own roles only, to the functions (Lambda, Synthetics' canary) and CodeDeploy.
+    allow(['iam:PassRole'], [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`]),
+    // AWS::Lambda::Function, ::Version, ::Alias, ::Permission; Synthetics makes the canary's
+    // function and layer (`cwsyn-<canary name>-…`) with the caller's credentials.
+    allow(
+      [
+        'lambda:CreateFunction',
+        'lambda:DeleteFunction',
+        'lambda:GetFunction',
+        'lambda:GetFunctionConfiguration',
+        'lambda:UpdateFunctionCode',
+        'lambda:UpdateFunctionConfiguration',
+        'lambda:PublishVersion',
+        'lambda:ListVersionsByFunction',
+        'lambda:CreateAlias',
+        'lambda:UpdateAlias',
+        'lambda:DeleteAlias',
+        'lambda:GetAlias',
+        'lambda:AddPermission',
+        'lambda:RemovePermission',
+        'lambda:GetPolicy',
+        'lambda:PutFunctionConcurrency',
+        'lambda:DeleteFunctionConcurrency',
+        'lambda:GetFunctionConcurrency',
+        'lambda:GetRuntimeManagementConfig',
+        'lambda:PutRuntimeManagementConfig',
+        'lambda:GetFunctionCodeSigningConfig',
+        'lambda:GetFunctionRecursionConfig',
+        'lambda:PutFunctionRecursionConfig',
+        'lambda:TagResource',
+        'lambda:UntagResource',
+        'lambda:ListTags',
+        'lambda:InvokeFunction',
+      ],
+      [arn('lambda', `function:${name}-*`), arn('lambda', `function:cwsyn-${lower}-*`)],
+    ),
+    allow(
+      ['lambda:PublishLayerVersion', 'lambda:GetLayerVersion', 'lambda:DeleteLayerVersion'],
+      [arn('lambda', `layer:cwsyn-${lower}-*`)],
+    ),
+    // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
+    // (it checks a replica before reporting it ready).
+    allow(
+      [
+        'dynamodb:CreateTable',
+        'dynamodb:DeleteTable',
+        'dynamodb:DescribeTable',
+        'dynamodb:UpdateTable',
+        'dynamodb:CreateTableReplica',
+        'dynamodb:DeleteTableReplica',
+        'dynamodb:DescribeTimeToLive',
+        'dynamodb:UpdateTimeToLive',
+        'dynamodb:DescribeContinuousBackups',
+        'dynamodb:UpdateContinuousBackups',
+        'dynamodb:DescribeContributorInsights',
+        'dynamodb:UpdateContributorInsights',
+        'dynamodb:DescribeKinesisStreamingDestination',
+        'dynamodb:DescribeTableReplicaAutoScaling',
+        'dynamodb:UpdateTableReplicaAutoScaling',
+        'dynamodb:GetResourcePolicy',
+        'dynamodb:TagResource',
+        'dynamodb:UntagResource',
+        'dynamodb:ListTagsOfResource',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:Query',
+        'dynamodb:Scan',
+        'dynamodb:BatchWriteItem',
+      ],
+      [arn('dynamodb', `table/${name}-*`), arn('dynamodb', `table/${name}-*/*`)],
+    ),
+    // AWS::Logs::LogGroup (generated names; API Gateway's execution log group is named by API
+    // Gateway, `API-Gateway-Execution-Logs_<api id>/<stage name>`, the stage's name being its own),
+    // AWS::Logs::MetricFilter (on the access log group).
+    allow(
+      [
+        'logs:CreateLogGroup',
+        'logs:DeleteLogGroup',
+        'logs:PutRetentionPolicy',
+        'logs:DeleteRetentionPolicy',
+        'logs:TagResource',
+        'logs:UntagResource',
+        'logs:ListTagsForResource',
+        'logs:TagLogGroup',
+        'logs:UntagLogGroup',
+        'logs:ListTagsLogGroup',
+        'logs:PutMetricFilter',
+        'logs:DeleteMetricFilter',
+      ],
+      [
+        arn('logs', `log-group:${name}-*`),
+        arn('logs', `log-group:API-Gateway-Execution-Logs_*/${stage}`),
+        arn('logs', `log-group:/aws/lambda/cwsyn-${lower}-*`),
+      ],
+    ),
+    // Reads CloudWatch Logs has no resource-level permission for, and AWS::Logs::QueryDefinition,
+    // whose actions have none either (documented wildcard: a query definition is not a resource
+    // IAM can name; ours are named `PetStore-<stage>/…`, and hold queries, no data).
+    allow(
+      [
+        'logs:DescribeLogGroups',
+        'logs:DescribeMetricFilters',
+        'logs:PutQueryDefinition',
+        'logs:DeleteQueryDefinition',
+        'logs:DescribeQueryDefinitions',
+      ],
+      ['*'],
+    ),
+    // AWS::SecretsManager::Secret: all named `PetStore-<stage>/…`.
+    allow(
+      [
+        'secretsmanager:CreateSecret',
+        'secretsmanager:DeleteSecret',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:UpdateSecret',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:TagResource',
+        'secretsmanager:UntagResource',
+      ],
+      [arn('secretsmanager', `secret:${name}/*`)],
+    ),
+    // GenerateSecretString's random value: an action on no resource.
+    allow(['secretsmanager:GetRandomPassword'], ['*']),
+    // AWS::ApiGateway::*: the API's and the usage plan's ids are generated, and their ARNs hold
+    // only the id, so no name narrows them (documented wildcard, region-wide): the deny below
+    // keeps the execution role off what another stack owns.
+    allow(
+      ['apigateway:GET', 'apigateway:POST', 'apigateway:PUT', 'apigateway:PATCH', 'apigateway:DELETE'],
+      [
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis/*`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans/*`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/tags/*`,
+      ],
+    ),
+    // AWS::KMS::Key (the alarm topic's): CreateKey names no resource, and a key's id is made by
+    // KMS (documented wildcard, with the same deny).
+    allow(['kms:CreateKey'], ['*']),
+    allow(
+      [
+        'kms:DescribeKey',
+        'kms:GetKeyPolicy',
+        'kms:PutKeyPolicy',
+        'kms:GetKeyRotationStatus',
+        'kms:EnableKeyRotation',
+        'kms:DisableKeyRotation',
+        'kms:UpdateKeyDescription',
+        'kms:ScheduleKeyDeletion',
+        'kms:TagResource',
+        'kms:UntagResource',
+        'kms:ListResourceTags',
+      ],
+      [arn('kms', 'key/*')],
+    ),
+    // AWS::SNS::Topic, ::TopicPolicy, ::Subscription: generated name; a subscription's ARN is its topic's and an id.
+    allow(
+      [
+        'sns:CreateTopic',
+        'sns:DeleteTopic',
+        'sns:GetTopicAttributes',
+        'sns:SetTopicAttributes',
+        'sns:TagResource',
+        'sns:UntagResource',
+        'sns:ListTagsForResource',
+        'sns:Subscribe',
+        'sns:Unsubscribe',
+        'sns:GetSubscriptionAttributes',
+        'sns:SetSubscriptionAttributes',
+        'sns:ListSubscriptionsByTopic',
+      ],
+      [arn('sns', `${name}-*`), arn('sns', `${name}-*:*`)],
+    ),
+    // AWS::CloudWatch::Alarm, ::CompositeAlarm (named `PetStore-<stage>-…`), ::Dashboard (`PetStore-<stage>`).
+    allow(
+      [
+        'cloudwatch:PutMetricAlarm',
+        'cloudwatch:PutCompositeAlarm',
+        'cloudwatch:DeleteAlarms',
+        'cloudwatch:DescribeAlarms',
+        'cloudwatch:TagResource',
+        'cloudwatch:UntagResource',
+        'cloudwatch:ListTagsForResource',
+      ],
+      [arn('cloudwatch', `alarm:${name}-*`)],
+    ),
+    allow(
+      ['cloudwatch:PutDashboard', 'cloudwatch:GetDashboard', 'cloudwatch:DeleteDashboards'],
+      [arn('cloudwatch', `dashboard/${name}`, '')],
+    ),
+    // AWS::CodeDeploy::Application (`PetStore-<stage>`), ::DeploymentGroup (under it),
+    // ::DeploymentConfig (`PetStore-<stage>-…`); and the deployment CloudFormation starts when a
+    // function's live alias moves (the alias's CodeDeployLambdaAliasUpdate).
+    allow(
+      [
+        'codedeploy:CreateApplication',
+        'codedeploy:DeleteApplication',
+        'codedeploy:GetApplication',
+        'codedeploy:UpdateApplication',
+        'codedeploy:RegisterApplicationRevision',
+        'codedeploy:GetApplicationRevision',
+        'codedeploy:CreateDeploymentGroup',
+        'codedeploy:DeleteDeploymentGroup',
+        'codedeploy:GetDeploymentGroup',
+        'codedeploy:UpdateDeploymentGroup',
+        'codedeploy:CreateDeploymentConfig',
+        'codedeploy:DeleteDeploymentConfig',
+        'codedeploy:GetDeploymentConfig',
+        'codedeploy:CreateDeployment',
+        'codedeploy:GetDeployment',
+        'codedeploy:StopDeployment',
+        'codedeploy:TagResource',
+        'codedeploy:UntagResource',
+        'codedeploy:ListTagsForResource',
+      ],
+      [
+        arn('codedeploy', `application:${name}`),
+        arn('codedeploy', `deploymentgroup:${name}/*`),
+        arn('codedeploy', `deploymentconfig:${name}-*`),
+      ],
+    ),
+    // AWS::S3::Bucket, ::BucketPolicy: the canary's artifacts, a generated `petstore-<stage>-…` name.
+    allow(
+      [
+        's3:CreateBucket',
+        's3:DeleteBucket',
+        's3:ListBucket',
+        's3:GetBucketLocation',
+        's3:GetBucketPolicy',
+        's3:PutBucketPolicy',
+        's3:DeleteBucketPolicy',
+        's3:GetEncryptionConfiguration',
+        's3:PutEncryptionConfiguration',
+        's3:GetBucketPublicAccessBlock',
+        's3:PutBucketPublicAccessBlock',
+        's3:GetLifecycleConfiguration',
+        's3:PutLifecycleConfiguration',
+        's3:GetBucketOwnershipControls',
+        's3:PutBucketOwnershipControls',
+        's3:GetBucketVersioning',
+        's3:PutBucketVersioning',
+        's3:GetBucketTagging',
+        's3:PutBucketTagging',
+      ],
+      [`arn:${Aws.PARTITION}:s3:::${lower}-*`],
+    ),
+    // AWS::Synthetics::Canary: named like the stack, in lower case.
+    allow(
+      [
+        'synthetics:CreateCanary',
+        'synthetics:DeleteCanary',
+        'synthetics:UpdateCanary',
+        'synthetics:GetCanary',
+        'synthetics:GetCanaryRuns',
+        'synthetics:StartCanary',
+        'synthetics:StopCanary',
+        'synthetics:TagResource',
+        'synthetics:UntagResource',
+        'synthetics:ListTagsForResource',
+      ],
+      [arn('synthetics', `canary:${lower}`)],
+    ),
+    // What the wildcards above cannot narrow (API Gateway, KMS): never a resource another
+    // CloudFormation stack made and tagged (the other stage's API, usage plan and key; the CI
+    // stack; the bootstraps).
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: ['apigateway:*', 'kms:*'],
+      resources: ['*'],
+      conditions: {
+        Null: { [`aws:ResourceTag/${STACK_NAME_TAG}`]: 'false' },
+        StringNotEquals: { [`aws:ResourceTag/${STACK_NAME_TAG}`]: name },
+      },
+    }),
+  ];
+};
