@@ -103,7 +103,8 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     ),
     allow(
       ['lambda:PublishLayerVersion', 'lambda:GetLayerVersion', 'lambda:DeleteLayerVersion'],
-      [arn('lambda', `layer:cwsyn-${lower}-*`)],
+      // A layer, and its versions (`…:<version>`).
+      [arn('lambda', `layer:cwsyn-${lower}-*`), arn('lambda', `layer:cwsyn-${lower}-*:*`)],
     ),
     // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
     // (it checks a replica before reporting it ready).
@@ -155,6 +156,7 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         'logs:ListTagsLogGroup',
         'logs:PutMetricFilter',
         'logs:DeleteMetricFilter',
+        'logs:DescribeMetricFilters',
       ],
       [
         arn('logs', `log-group:${name}-*`),
@@ -162,16 +164,21 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         arn('logs', `log-group:/aws/lambda/cwsyn-${lower}-*`),
       ],
     ),
-    // Reads CloudWatch Logs has no resource-level permission for, and AWS::Logs::QueryDefinition,
-    // whose actions have none either (documented wildcard: a query definition is not a resource
-    // IAM can name; ours are named `PetStore-<stage>/…`, and hold queries, no data).
+    // Documented wildcards: actions IAM's service reference lists with no resource type, which a
+    // policy can only grant on `*`. Listing log groups; AWS::Logs::QueryDefinition (a query
+    // definition is no resource IAM names; ours are `PetStore-<stage>/…` and hold queries, no
+    // data); creating a canary (its name is then the canary's ARN, below); stopping a CodeDeploy
+    // deployment (which CloudFormation does when a release's alarm rolls it back); a random value
+    // for GenerateSecretString. None of them reads or writes another stage's data.
     allow(
       [
         'logs:DescribeLogGroups',
-        'logs:DescribeMetricFilters',
         'logs:PutQueryDefinition',
         'logs:DeleteQueryDefinition',
         'logs:DescribeQueryDefinitions',
+        'synthetics:CreateCanary',
+        'codedeploy:StopDeployment',
+        'secretsmanager:GetRandomPassword',
       ],
       ['*'],
     ),
@@ -188,8 +195,6 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       ],
       [arn('secretsmanager', `secret:${name}/*`)],
     ),
-    // GenerateSecretString's random value: an action on no resource.
-    allow(['secretsmanager:GetRandomPassword'], ['*']),
     // AWS::ApiGateway::*: the API's and the usage plan's ids are generated, and their ARNs hold
     // only the id, so no name narrows them (documented wildcard, region-wide): the deny below
     // keeps the execution role off what another stack owns.
@@ -277,7 +282,6 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         'codedeploy:GetDeploymentConfig',
         'codedeploy:CreateDeployment',
         'codedeploy:GetDeployment',
-        'codedeploy:StopDeployment',
         'codedeploy:TagResource',
         'codedeploy:UntagResource',
         'codedeploy:ListTagsForResource',
@@ -316,7 +320,6 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     // AWS::Synthetics::Canary: named like the stack, in lower case.
     allow(
       [
-        'synthetics:CreateCanary',
         'synthetics:DeleteCanary',
         'synthetics:UpdateCanary',
         'synthetics:GetCanary',
