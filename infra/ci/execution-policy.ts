@@ -139,6 +139,16 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       ],
       [arn('dynamodb', `table/${name}-*`), arn('dynamodb', `table/${name}-*/*`)],
     ),
+    // DynamoDB makes its replication service-linked role with the first global table of an
+    // account ("DynamoDB global tables security":
+    // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2gt_IAM.html): that role only.
+    allow(
+      ['iam:CreateServiceLinkedRole'],
+      [
+        `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/aws-service-role/replication.dynamodb.amazonaws.com/AWSServiceRoleForDynamoDBReplication`,
+      ],
+      { StringEquals: { 'iam:AWSServiceName': 'replication.dynamodb.amazonaws.com' } },
+    ),
     // AWS::Logs::LogGroup (generated names; API Gateway's execution log group is named by API
     // Gateway, `API-Gateway-Execution-Logs_<api id>/<stage name>`, the stage's name being its own),
     // AWS::Logs::MetricFilter (on the access log group).

@@ -258,11 +258,19 @@ const samples = (stage: DeployedStage): Record<string, Sample[]> => {
 };
 
 /**
- * Actions IAM cannot narrow to a stage at all: IAM's service reference lists them with no resource
- * type, so a policy must name `*` (infra/ci/execution-policy.ts): a query definition's (saved
- * queries, no data), creating a canary, stopping a CodeDeploy deployment.
+ * Actions IAM cannot narrow to a stage (infra/ci/execution-policy.ts): the ones IAM's service
+ * reference lists with no resource type, so a policy must name `*` (a query definition's: saved
+ * queries, no data; creating a canary; stopping a CodeDeploy deployment), and DynamoDB's one
+ * replication role of the account.
  */
 const UNSCOPED: Record<string, Sample[]> = {
+  'AWS::DynamoDB::GlobalTable': [
+    {
+      action: 'iam:CreateServiceLinkedRole',
+      resource: `arn:aws:iam::${ACCOUNT}:role/aws-service-role/replication.dynamodb.amazonaws.com/AWSServiceRoleForDynamoDBReplication`,
+      context: { 'iam:AWSServiceName': 'replication.dynamodb.amazonaws.com' },
+    },
+  ],
   'AWS::Logs::QueryDefinition': [{ action: 'logs:PutQueryDefinition', resource: '*' }],
   'AWS::Synthetics::Canary': [{ action: 'synthetics:CreateCanary', resource: '*' }],
   'AWS::CodeDeploy::DeploymentGroup': [{ action: 'codedeploy:StopDeployment', resource: '*' }],
@@ -298,6 +306,7 @@ describe.each(DEPLOYED_STAGES)("%s's CloudFormation execution policy", (stage) =
     const context = {
       [`aws:ResourceTag/${STACK_NAME_TAG}`]: stackName(stage),
       'iam:PolicyARN': 'arn:aws:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited',
+      'iam:AWSServiceName': 'replication.dynamodb.amazonaws.com',
     };
     const tryOn = async (action: string, pattern: string) => {
       const resourcePolicy = action.startsWith('kms:') && pattern !== '*' ? keyPolicy(stage) : undefined;
@@ -346,6 +355,11 @@ describe.each(DEPLOYED_STAGES)("%s's CloudFormation execution policy", (stage) =
       {
         action: 'iam:PassRole',
         resource: `arn:aws:iam::${ACCOUNT}:role/cdk-hnb659fds-cfn-exec-role-${ACCOUNT}-${REGION}`,
+      },
+      {
+        action: 'iam:CreateServiceLinkedRole',
+        resource: `arn:aws:iam::${ACCOUNT}:role/aws-service-role/ecs.amazonaws.com/AWSServiceRoleForECS`,
+        context: { 'iam:AWSServiceName': 'ecs.amazonaws.com' },
       },
       { action: 'ec2:RunInstances', resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/*` },
       { action: 's3:DeleteBucket', resource: `arn:aws:s3:::cdk-hnb659fds-assets-${ACCOUNT}-${REGION}` },
