@@ -21,6 +21,13 @@ export const STACK_NAME_TAG = 'aws:cloudformation:stack-name';
 const arn = (service: string, resource: string, region: string = Aws.REGION, account: string = Aws.ACCOUNT_ID) =>
   `arn:${Aws.PARTITION}:${service}:${region}:${account}:${resource}`;
 
+/** A service's actions, named without its prefix (space- or line-separated). */
+const act = (service: string, names: string): string[] =>
+  names
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((name) => `${service}:${name}`);
+
 const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
   new PolicyStatement({ actions, resources, ...(conditions ? { conditions } : {}) });
 
@@ -40,22 +47,12 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     ),
     // AWS::IAM::Role, AWS::IAM::Policy (an inline policy of the role): generated names, `PetStore-staging-…`.
     allow(
-      [
-        'iam:CreateRole',
-        'iam:DeleteRole',
-        'iam:GetRole',
-        'iam:UpdateRole',
-        'iam:UpdateRoleDescription',
-        'iam:UpdateAssumeRolePolicy',
-        'iam:TagRole',
-        'iam:UntagRole',
-        'iam:ListRoleTags',
-        'iam:PutRolePolicy',
-        'iam:GetRolePolicy',
-        'iam:DeleteRolePolicy',
-        'iam:ListRolePolicies',
-        'iam:ListAttachedRolePolicies',
-      ],
+      act(
+        'iam',
+        `CreateRole DeleteRole GetRole UpdateRole UpdateRoleDescription UpdateAssumeRolePolicy
+        TagRole UntagRole ListRoleTags PutRolePolicy GetRolePolicy DeleteRolePolicy
+        ListRolePolicies ListAttachedRolePolicies`,
+      ),
       [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
     ),
     // The only managed policies our roles attach are AWS's service-role policies
@@ -70,35 +67,16 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     // AWS::Lambda::Function, ::Version, ::Alias, ::Permission; Synthetics makes the canary's
     // function and layer (`cwsyn-<canary name>-…`) with the caller's credentials.
     allow(
-      [
-        'lambda:CreateFunction',
-        'lambda:DeleteFunction',
-        'lambda:GetFunction',
-        'lambda:GetFunctionConfiguration',
-        'lambda:UpdateFunctionCode',
-        'lambda:UpdateFunctionConfiguration',
-        'lambda:PublishVersion',
-        'lambda:ListVersionsByFunction',
-        'lambda:CreateAlias',
-        'lambda:UpdateAlias',
-        'lambda:DeleteAlias',
-        'lambda:GetAlias',
-        'lambda:AddPermission',
-        'lambda:RemovePermission',
-        'lambda:GetPolicy',
-        'lambda:PutFunctionConcurrency',
-        'lambda:DeleteFunctionConcurrency',
-        'lambda:GetFunctionConcurrency',
-        'lambda:GetRuntimeManagementConfig',
-        'lambda:PutRuntimeManagementConfig',
-        'lambda:GetFunctionCodeSigningConfig',
-        'lambda:GetFunctionRecursionConfig',
-        'lambda:PutFunctionRecursionConfig',
-        'lambda:TagResource',
-        'lambda:UntagResource',
-        'lambda:ListTags',
-        'lambda:InvokeFunction',
-      ],
+      act(
+        'lambda',
+        `CreateFunction DeleteFunction GetFunction GetFunctionConfiguration UpdateFunctionCode
+        UpdateFunctionConfiguration PublishVersion ListVersionsByFunction CreateAlias
+        UpdateAlias DeleteAlias GetAlias AddPermission RemovePermission GetPolicy
+        PutFunctionConcurrency DeleteFunctionConcurrency GetFunctionConcurrency
+        GetRuntimeManagementConfig PutRuntimeManagementConfig GetFunctionCodeSigningConfig
+        GetFunctionRecursionConfig PutFunctionRecursionConfig TagResource UntagResource ListTags
+        InvokeFunction`,
+      ),
       [arn('lambda', `function:${name}-*`), arn('lambda', `function:cwsyn-${lower}-*`)],
     ),
     allow(
@@ -109,34 +87,15 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
     // (it checks a replica before reporting it ready).
     allow(
-      [
-        'dynamodb:CreateTable',
-        'dynamodb:DeleteTable',
-        'dynamodb:DescribeTable',
-        'dynamodb:UpdateTable',
-        'dynamodb:CreateTableReplica',
-        'dynamodb:DeleteTableReplica',
-        'dynamodb:DescribeTimeToLive',
-        'dynamodb:UpdateTimeToLive',
-        'dynamodb:DescribeContinuousBackups',
-        'dynamodb:UpdateContinuousBackups',
-        'dynamodb:DescribeContributorInsights',
-        'dynamodb:UpdateContributorInsights',
-        'dynamodb:DescribeKinesisStreamingDestination',
-        'dynamodb:DescribeTableReplicaAutoScaling',
-        'dynamodb:UpdateTableReplicaAutoScaling',
-        'dynamodb:GetResourcePolicy',
-        'dynamodb:TagResource',
-        'dynamodb:UntagResource',
-        'dynamodb:ListTagsOfResource',
-        'dynamodb:GetItem',
-        'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
-        'dynamodb:DeleteItem',
-        'dynamodb:Query',
-        'dynamodb:Scan',
-        'dynamodb:BatchWriteItem',
-      ],
+      act(
+        'dynamodb',
+        `CreateTable DeleteTable DescribeTable UpdateTable CreateTableReplica DeleteTableReplica
+        DescribeTimeToLive UpdateTimeToLive DescribeContinuousBackups UpdateContinuousBackups
+        DescribeContributorInsights UpdateContributorInsights
+        DescribeKinesisStreamingDestination DescribeTableReplicaAutoScaling
+        UpdateTableReplicaAutoScaling GetResourcePolicy TagResource UntagResource
+        ListTagsOfResource GetItem PutItem UpdateItem DeleteItem Query Scan BatchWriteItem`,
+      ),
       [arn('dynamodb', `table/${name}-*`), arn('dynamodb', `table/${name}-*/*`)],
     ),
     // DynamoDB makes its replication service-linked role with the first global table of an
@@ -153,21 +112,12 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     // Gateway, `API-Gateway-Execution-Logs_<api id>/<stage name>`, the stage's name being its own),
     // AWS::Logs::MetricFilter (on the access log group).
     allow(
-      [
-        'logs:CreateLogGroup',
-        'logs:DeleteLogGroup',
-        'logs:PutRetentionPolicy',
-        'logs:DeleteRetentionPolicy',
-        'logs:TagResource',
-        'logs:UntagResource',
-        'logs:ListTagsForResource',
-        'logs:TagLogGroup',
-        'logs:UntagLogGroup',
-        'logs:ListTagsLogGroup',
-        'logs:PutMetricFilter',
-        'logs:DeleteMetricFilter',
-        'logs:DescribeMetricFilters',
-      ],
+      act(
+        'logs',
+        `CreateLogGroup DeleteLogGroup PutRetentionPolicy DeleteRetentionPolicy TagResource
+        UntagResource ListTagsForResource TagLogGroup UntagLogGroup ListTagsLogGroup
+        PutMetricFilter DeleteMetricFilter DescribeMetricFilters`,
+      ),
       [
         arn('logs', `log-group:${name}-*`),
         arn('logs', `log-group:API-Gateway-Execution-Logs_*/${stage}`),
@@ -194,15 +144,11 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     ),
     // AWS::SecretsManager::Secret: all named `PetStore-<stage>/…`.
     allow(
-      [
-        'secretsmanager:CreateSecret',
-        'secretsmanager:DeleteSecret',
-        'secretsmanager:DescribeSecret',
-        'secretsmanager:UpdateSecret',
-        'secretsmanager:PutSecretValue',
-        'secretsmanager:TagResource',
-        'secretsmanager:UntagResource',
-      ],
+      act(
+        'secretsmanager',
+        `CreateSecret DeleteSecret DescribeSecret UpdateSecret PutSecretValue TagResource
+        UntagResource`,
+      ),
       [arn('secretsmanager', `secret:${name}/*`)],
     ),
     // AWS::ApiGateway::*: the API's and the usage plan's ids are generated, and their ARNs hold
@@ -222,50 +168,31 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     // KMS (documented wildcard, with the same deny).
     allow(['kms:CreateKey'], ['*']),
     allow(
-      [
-        'kms:DescribeKey',
-        'kms:GetKeyPolicy',
-        'kms:PutKeyPolicy',
-        'kms:GetKeyRotationStatus',
-        'kms:EnableKeyRotation',
-        'kms:DisableKeyRotation',
-        'kms:UpdateKeyDescription',
-        'kms:ScheduleKeyDeletion',
-        'kms:TagResource',
-        'kms:UntagResource',
-        'kms:ListResourceTags',
-      ],
+      act(
+        'kms',
+        `DescribeKey GetKeyPolicy PutKeyPolicy GetKeyRotationStatus EnableKeyRotation
+        DisableKeyRotation UpdateKeyDescription ScheduleKeyDeletion TagResource UntagResource
+        ListResourceTags`,
+      ),
       [arn('kms', 'key/*')],
     ),
     // AWS::SNS::Topic, ::TopicPolicy, ::Subscription: generated name; a subscription's ARN is its topic's and an id.
     allow(
-      [
-        'sns:CreateTopic',
-        'sns:DeleteTopic',
-        'sns:GetTopicAttributes',
-        'sns:SetTopicAttributes',
-        'sns:TagResource',
-        'sns:UntagResource',
-        'sns:ListTagsForResource',
-        'sns:Subscribe',
-        'sns:Unsubscribe',
-        'sns:GetSubscriptionAttributes',
-        'sns:SetSubscriptionAttributes',
-        'sns:ListSubscriptionsByTopic',
-      ],
+      act(
+        'sns',
+        `CreateTopic DeleteTopic GetTopicAttributes SetTopicAttributes TagResource UntagResource
+        ListTagsForResource Subscribe Unsubscribe GetSubscriptionAttributes
+        SetSubscriptionAttributes ListSubscriptionsByTopic`,
+      ),
       [arn('sns', `${name}-*`), arn('sns', `${name}-*:*`)],
     ),
     // AWS::CloudWatch::Alarm, ::CompositeAlarm (named `PetStore-<stage>-…`), ::Dashboard (`PetStore-<stage>`).
     allow(
-      [
-        'cloudwatch:PutMetricAlarm',
-        'cloudwatch:PutCompositeAlarm',
-        'cloudwatch:DeleteAlarms',
-        'cloudwatch:DescribeAlarms',
-        'cloudwatch:TagResource',
-        'cloudwatch:UntagResource',
-        'cloudwatch:ListTagsForResource',
-      ],
+      act(
+        'cloudwatch',
+        `PutMetricAlarm PutCompositeAlarm DeleteAlarms DescribeAlarms TagResource UntagResource
+        ListTagsForResource`,
+      ),
       [arn('cloudwatch', `alarm:${name}-*`)],
     ),
     allow(
@@ -276,26 +203,14 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     // ::DeploymentConfig (`PetStore-<stage>-…`); and the deployment CloudFormation starts when a
     // function's live alias moves (the alias's CodeDeployLambdaAliasUpdate).
     allow(
-      [
-        'codedeploy:CreateApplication',
-        'codedeploy:DeleteApplication',
-        'codedeploy:GetApplication',
-        'codedeploy:UpdateApplication',
-        'codedeploy:RegisterApplicationRevision',
-        'codedeploy:GetApplicationRevision',
-        'codedeploy:CreateDeploymentGroup',
-        'codedeploy:DeleteDeploymentGroup',
-        'codedeploy:GetDeploymentGroup',
-        'codedeploy:UpdateDeploymentGroup',
-        'codedeploy:CreateDeploymentConfig',
-        'codedeploy:DeleteDeploymentConfig',
-        'codedeploy:GetDeploymentConfig',
-        'codedeploy:CreateDeployment',
-        'codedeploy:GetDeployment',
-        'codedeploy:TagResource',
-        'codedeploy:UntagResource',
-        'codedeploy:ListTagsForResource',
-      ],
+      act(
+        'codedeploy',
+        `CreateApplication DeleteApplication GetApplication UpdateApplication
+        RegisterApplicationRevision GetApplicationRevision CreateDeploymentGroup
+        DeleteDeploymentGroup GetDeploymentGroup UpdateDeploymentGroup CreateDeploymentConfig
+        DeleteDeploymentConfig GetDeploymentConfig CreateDeployment GetDeployment TagResource
+        UntagResource ListTagsForResource`,
+      ),
       [
         arn('codedeploy', `application:${name}`),
         arn('codedeploy', `deploymentgroup:${name}/*`),
@@ -304,42 +219,23 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     ),
     // AWS::S3::Bucket, ::BucketPolicy: the canary's artifacts, a generated `petstore-<stage>-…` name.
     allow(
-      [
-        's3:CreateBucket',
-        's3:DeleteBucket',
-        's3:ListBucket',
-        's3:GetBucketLocation',
-        's3:GetBucketPolicy',
-        's3:PutBucketPolicy',
-        's3:DeleteBucketPolicy',
-        's3:GetEncryptionConfiguration',
-        's3:PutEncryptionConfiguration',
-        's3:GetBucketPublicAccessBlock',
-        's3:PutBucketPublicAccessBlock',
-        's3:GetLifecycleConfiguration',
-        's3:PutLifecycleConfiguration',
-        's3:GetBucketOwnershipControls',
-        's3:PutBucketOwnershipControls',
-        's3:GetBucketVersioning',
-        's3:PutBucketVersioning',
-        's3:GetBucketTagging',
-        's3:PutBucketTagging',
-      ],
+      act(
+        's3',
+        `CreateBucket DeleteBucket ListBucket GetBucketLocation GetBucketPolicy PutBucketPolicy
+        DeleteBucketPolicy GetEncryptionConfiguration PutEncryptionConfiguration
+        GetBucketPublicAccessBlock PutBucketPublicAccessBlock GetLifecycleConfiguration
+        PutLifecycleConfiguration GetBucketOwnershipControls PutBucketOwnershipControls
+        GetBucketVersioning PutBucketVersioning GetBucketTagging PutBucketTagging`,
+      ),
       [`arn:${Aws.PARTITION}:s3:::${lower}-*`],
     ),
     // AWS::Synthetics::Canary: named like the stack, in lower case.
     allow(
-      [
-        'synthetics:DeleteCanary',
-        'synthetics:UpdateCanary',
-        'synthetics:GetCanary',
-        'synthetics:GetCanaryRuns',
-        'synthetics:StartCanary',
-        'synthetics:StopCanary',
-        'synthetics:TagResource',
-        'synthetics:UntagResource',
-        'synthetics:ListTagsForResource',
-      ],
+      act(
+        'synthetics',
+        `DeleteCanary UpdateCanary GetCanary GetCanaryRuns StartCanary StopCanary TagResource
+        UntagResource ListTagsForResource`,
+      ),
       [arn('synthetics', `canary:${lower}`)],
     ),
     // What the wildcards above cannot narrow (API Gateway, KMS): never a resource another
