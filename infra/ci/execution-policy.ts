@@ -62,8 +62,13 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
       { ArnLike: { 'iam:PolicyARN': `arn:${Aws.PARTITION}:iam::aws:policy/service-role/*` } },
     ),
-    // Its own roles only, to the functions (Lambda, Synthetics' canary) and CodeDeploy.
-    allow(['iam:PassRole'], [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`]),
+    // Its own roles only, to the functions (Lambda, Synthetics' canary) and CodeDeploy: never to
+    // a service that would run something else with them (EC2, ECS…).
+    allow(['iam:PassRole'], [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`], {
+      StringEquals: {
+        'iam:PassedToService': ['lambda.amazonaws.com', 'synthetics.amazonaws.com', 'codedeploy.amazonaws.com'],
+      },
+    }),
     // AWS::Lambda::Function, ::Version, ::Alias, ::Permission; Synthetics makes the canary's
     // function and layer (`cwsyn-<canary name>-…`) with the caller's credentials.
     allow(
@@ -84,6 +89,8 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       // A layer, and its versions (`…:<version>`).
       [arn('lambda', `layer:cwsyn-${lower}-*`), arn('lambda', `layer:cwsyn-${lower}-*:*`)],
     ),
+    // The Synthetics runtime's own layers, which AWS publishes from its accounts: read only.
+    allow(['lambda:GetLayerVersion'], [`arn:${Aws.PARTITION}:lambda:${Aws.REGION}:*:layer:Synthetics*:*`]),
     // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
     // (it checks a replica before reporting it ready).
     allow(

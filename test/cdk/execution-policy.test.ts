@@ -117,6 +117,7 @@ describe.each(DEPLOYED_STAGES)("%s's CloudFormation execution policy", (stage) =
       [`aws:ResourceTag/${STACK_NAME_TAG}`]: stackName(stage),
       'iam:PolicyARN': 'arn:aws:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited',
       'iam:AWSServiceName': 'replication.dynamodb.amazonaws.com',
+      'iam:PassedToService': 'lambda.amazonaws.com',
     };
     const tryOn = async (action: string, pattern: string) => {
       const resourcePolicy = action.startsWith('kms:') && pattern !== '*' ? keyPolicy(stage) : undefined;
@@ -165,6 +166,12 @@ describe.each(DEPLOYED_STAGES)("%s's CloudFormation execution policy", (stage) =
       {
         action: 'iam:PassRole',
         resource: `arn:aws:iam::${ACCOUNT}:role/cdk-hnb659fds-cfn-exec-role-${ACCOUNT}-${REGION}`,
+      },
+      // Its own role, but to a service that would run anything with it.
+      {
+        action: 'iam:PassRole',
+        resource: `arn:aws:iam::${ACCOUNT}:role/${stackName(stage)}-FunctionslistPetsRole-AbC`,
+        context: { 'iam:PassedToService': 'ec2.amazonaws.com' },
       },
       {
         action: 'iam:CreateServiceLinkedRole',

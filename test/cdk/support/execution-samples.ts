@@ -50,7 +50,8 @@ export const samples = (stage: DeployedStage, keyPolicy: unknown): Record<string
     'AWS::IAM::Role': [
       { action: 'iam:CreateRole', resource: role },
       { action: 'iam:DeleteRole', resource: role },
-      { action: 'iam:PassRole', resource: role },
+      { action: 'iam:PassRole', resource: role, context: { 'iam:PassedToService': 'lambda.amazonaws.com' } },
+      { action: 'iam:PassRole', resource: role, context: { 'iam:PassedToService': 'codedeploy.amazonaws.com' } },
       {
         action: 'iam:AttachRolePolicy',
         resource: role,
