@@ -2,8 +2,9 @@
 // GitHub's OpenID Connect provider, and three roles that trust a token from it only for this
 // repository: the diff role (pull requests), which may only read the PetStore stacks'
 // templates; and a deploy role per stage (jobs in that stage's GitHub environment, which
-// only main may deploy from), which may only assume the bootstrap roles that deploy. Deployed
-// once, by an administrator (docs/deploying.md, "The pipeline").
+// only main may deploy from), which may only assume the bootstrap roles that deploy; and each
+// stage's CloudFormation execution policy, which that stage's bootstrap gives its execution role
+// (infra/ci/execution-policy.ts). Deployed once, by an administrator (docs/deploying.md, "The pipeline").
 import { Annotations, Aws, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   FederatedPrincipal,
