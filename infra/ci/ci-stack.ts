@@ -2,19 +2,22 @@
 // GitHub's OpenID Connect provider, and three roles that trust a token from it only for this
 // repository: the diff role (pull requests), which may only read the PetStore stacks'
 // templates; and a deploy role per stage (jobs in that stage's GitHub environment, which
-// only main may deploy from), which may only assume the bootstrap roles that deploy. Deployed
-// once, by an administrator (docs/deploying.md, "The pipeline").
+// only main may deploy from), which may only assume the bootstrap roles that deploy; and each
+// stage's CloudFormation execution policy, which that stage's bootstrap gives its execution role
+// (infra/ci/execution-policy.ts). Deployed once, by an administrator (docs/deploying.md, "The pipeline").
 import { Annotations, Aws, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   FederatedPrincipal,
   type IOidcProvider,
+  ManagedPolicy,
   OidcProviderNative,
   PolicyDocument,
   PolicyStatement,
   Role,
 } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES, stackName } from '../stages.ts';
+import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
+import { executionPolicyName, executionPolicyStatements } from './execution-policy.ts';
 import {
   CI_ROLES,
   GITHUB_OIDC_AUDIENCE,
@@ -32,6 +35,24 @@ export interface CiStackProps extends StackProps {
   readonly oidcProviderArn?: string | undefined;
 }
 
+/** The allowed resources of a policy that hold a wildcard, spelt as cdk-nag's findings name them. */
+const wildcardResources = (stack: Stack, document: PolicyDocument): string[] => {
+  const spell = (value: unknown): string => {
+    if (typeof value === 'string') return value;
+    const object = value as { Ref?: string; 'Fn::Join'?: [string, unknown[]] };
+    if (object.Ref !== undefined) return `<${object.Ref}>`;
+    const [separator, parts] = object['Fn::Join']!;
+    return parts.map(spell).join(separator);
+  };
+  const statements = (stack.resolve(document.toJSON()) as { Statement: { Effect: string; Resource: unknown }[] })
+    .Statement;
+  const resources = statements
+    .filter((statement) => statement.Effect === 'Allow')
+    .flatMap((statement) => (Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]))
+    .map(spell);
+  return [...new Set(resources.filter((resource) => resource.includes('*')))];
+};
+
 /** A bootstrap role of this account and region, by qualifier and kind: deploy, file-publishing… */
 const bootstrapRole = (qualifier: string, kind: string): string =>
   `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${qualifier}-${kind}-role-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
@@ -40,6 +61,8 @@ export class CiStack extends Stack {
   readonly provider: IOidcProvider;
   readonly diffRole: Role;
   readonly deployRoles: Readonly<Record<string, Role>>;
+  /** Each stage's CloudFormation execution policy: its bootstrap's execution role gets it (docs/deploying.md). */
+  readonly executionPolicies: Readonly<Record<string, ManagedPolicy>>;
 
   constructor(scope: Construct, id: string, { repository, oidcProviderArn, ...props }: CiStackProps) {
     super(scope, id, props);
@@ -135,6 +158,28 @@ export class CiStack extends Stack {
           'creation, so only a wildcard names it before it exists.',
       });
 
+    // Here, not in the stages' stacks: an administrator deploys this stack, so a stage's own
+    // deploy cannot widen what its CloudFormation may do.
+    this.executionPolicies = Object.fromEntries(
+      DEPLOYED_STAGES.map((stage) => [
+        stage,
+        new ManagedPolicy(this, `CfnExec-${stage}`, {
+          managedPolicyName: executionPolicyName(stage),
+          description: `What CloudFormation may do deploying ${stackName(stage)}: its bootstrap's (qualifier ${BOOTSTRAP_QUALIFIERS[stage]}) execution policy`,
+          statements: executionPolicyStatements(stage),
+        }),
+      ]),
+    );
+    for (const [stage, policy] of Object.entries(this.executionPolicies))
+      for (const resource of wildcardResources(this, policy.document))
+        Validations.of(policy).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${resource}]`,
+          reason:
+            `Names under ${stackName(stage as DeployedStage)} (CloudFormation's generated names start with the stack's name; ` +
+            "ours are given so), or a documented wildcard where a service's ARNs hold only ids it makes, kept off " +
+            "other stacks' resources by a deny on their aws:cloudformation:stack-name tag: infra/ci/execution-policy.ts.",
+        });
+
     // What the workflows assume (they build the same ARNs from the account id and the names).
     const outputs: [string, Role][] = [
       ['DiffRoleArn', this.diffRole],
@@ -145,5 +190,11 @@ export class CiStack extends Stack {
     ];
     for (const [key, role] of outputs)
       new CfnOutput(this, key, { key, description: role.node.id, value: role.roleArn });
+    // What `cdk bootstrap --cloudformation-execution-policies` names, per stage.
+    for (const stage of DEPLOYED_STAGES) {
+      const key = `CfnExecPolicyArn${stage[0]!.toUpperCase()}${stage.slice(1)}`;
+      const policy = this.executionPolicies[stage]!;
+      new CfnOutput(this, key, { key, description: executionPolicyName(stage), value: policy.managedPolicyArn });
+    }
   }
 }

@@ -74,6 +74,8 @@ export class Deployment extends Construct {
     });
 
     this.probeKey = new Secret(this, 'ProbeKey', {
+      // Under the stack's name, as the stage's CloudFormation execution policy expects (infra/ci/execution-policy.ts).
+      secretName: `${name}/release-probe-key`,
       description: `The release checks' probe key of ${name}: a read key (docs/deploying.md)`,
       // A placeholder until the stack's read key replaces it (infra/constructs/read-key.ts).
       generateSecretString: { passwordLength: 32, excludePunctuation: true, excludeUppercase: true },

@@ -18,7 +18,7 @@ import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV, EXTENSION_CACHE_SECONDS } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
-import type { StageSettings } from '../stages.ts';
+import { type StageSettings, stackName } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
 import type { TableName } from './data.ts';
 
@@ -79,6 +79,9 @@ export class Functions extends Construct {
     // only listPets may read it. A new generation (stage settings) is a new resource, so a new
     // random value and a new ARN, which listPets then reads.
     this.cursorSecret = new Secret(this, `CursorSecret${settings.cursorSecretGeneration}`, {
+      // Named under the stack's name, as the stage's CloudFormation execution policy expects
+      // (infra/ci/execution-policy.ts); the generation keeps a replacement's name free.
+      secretName: `${stackName(settings.stage)}/cursor-secret-${settings.cursorSecretGeneration}`,
       description: `HMAC key of the Pet Store's paging cursors (${settings.stage})`,
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       // Losing it only invalidates the cursors in flight (400, clients start over).

@@ -1,0 +1,261 @@
+// What CloudFormation may do when it deploys one stage: the policy `cdk bootstrap
+// --cloudformation-execution-policies` gives that stage's execution role (docs/deploying.md,
+// "Stages that cannot touch each other") instead of the default AdministratorAccess
+// (aws/aws-cdk#27097). With it, a stage's deploy role, which may hand any change set to its
+// execution role, still cannot create, change or delete anything of another stage, even in one
+// shared account. Its shape: per service, the actions CloudFormation calls to create, update and
+// delete our stacks' resource types, on the names CloudFormation gives them (a generated
+// physical name starts with the stack's name, `PetStore-staging-…`) or we give them (alarms,
+// secrets, CodeDeploy, the canary: all under the stack's name). test/cdk/execution-policy.test.ts
+// fails when the template gains a resource type this policy does not cover.
+import { Aws } from 'aws-cdk-lib';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { BOOTSTRAP_QUALIFIERS, type DeployedStage, stackName } from '../stages.ts';
+
+/** The managed policy's name (the CI stack makes it; `cdk bootstrap` names its ARN). */
+export const executionPolicyName = (stage: DeployedStage): string => `PetStore-cfn-exec-${stage}`;
+
+/** The CloudFormation tag every resource it creates and tags carries. */
+export const STACK_NAME_TAG = 'aws:cloudformation:stack-name';
+
+const arn = (service: string, resource: string, region: string = Aws.REGION, account: string = Aws.ACCOUNT_ID) =>
+  `arn:${Aws.PARTITION}:${service}:${region}:${account}:${resource}`;
+
+/** A service's actions, named without its prefix (space- or line-separated). */
+const act = (service: string, names: string): string[] =>
+  names
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((name) => `${service}:${name}`);
+
+const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
+  new PolicyStatement({ actions, resources, ...(conditions ? { conditions } : {}) });
+
+export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement[] => {
+  const name = stackName(stage);
+  // S3 bucket names are lower case: CloudFormation generates `petstore-staging-…`; the canary is
+  // named so too (infra/monitoring/canary.ts), and Synthetics names its function and layer after it.
+  const lower = name.toLowerCase();
+  const qualifier = BOOTSTRAP_QUALIFIERS[stage];
+  return [
+    // The template's BootstrapVersion parameter, and the function and canary code that this
+    // stage's bootstrap holds (CreateFunction reads it with the caller's credentials).
+    allow(['ssm:GetParameters'], [arn('ssm', `parameter/cdk-bootstrap/${qualifier}/version`)]),
+    allow(
+      ['s3:GetObject', 's3:GetObjectVersion'],
+      [`arn:${Aws.PARTITION}:s3:::cdk-${qualifier}-assets-${Aws.ACCOUNT_ID}-${Aws.REGION}/*`],
+    ),
+    // AWS::IAM::Role, AWS::IAM::Policy (an inline policy of the role): generated names, `PetStore-staging-…`.
+    allow(
+      act(
+        'iam',
+        `CreateRole DeleteRole GetRole UpdateRole UpdateRoleDescription UpdateAssumeRolePolicy
+        TagRole UntagRole ListRoleTags PutRolePolicy GetRolePolicy DeleteRolePolicy
+        ListRolePolicies ListAttachedRolePolicies`,
+      ),
+      [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
+    ),
+    // The only managed policies our roles attach are AWS's service-role policies
+    // (AWSCodeDeployRoleForLambdaLimited): never one of the account's own, never AdministratorAccess.
+    allow(
+      ['iam:AttachRolePolicy', 'iam:DetachRolePolicy'],
+      [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
+      { ArnLike: { 'iam:PolicyARN': `arn:${Aws.PARTITION}:iam::aws:policy/service-role/*` } },
+    ),
+    // Its own roles only, to the functions (Lambda, Synthetics' canary) and CodeDeploy: never to
+    // a service that would run something else with them (EC2, ECS…).
+    allow(['iam:PassRole'], [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`], {
+      StringEquals: {
+        'iam:PassedToService': ['lambda.amazonaws.com', 'synthetics.amazonaws.com', 'codedeploy.amazonaws.com'],
+      },
+    }),
+    // AWS::Lambda::Function, ::Version, ::Alias, ::Permission; Synthetics makes the canary's
+    // function and layer (`cwsyn-<canary name>-…`) with the caller's credentials.
+    allow(
+      act(
+        'lambda',
+        `CreateFunction DeleteFunction GetFunction GetFunctionConfiguration UpdateFunctionCode
+        UpdateFunctionConfiguration PublishVersion ListVersionsByFunction CreateAlias
+        UpdateAlias DeleteAlias GetAlias AddPermission RemovePermission GetPolicy
+        PutFunctionConcurrency DeleteFunctionConcurrency GetFunctionConcurrency
+        GetRuntimeManagementConfig PutRuntimeManagementConfig GetFunctionCodeSigningConfig
+        GetFunctionRecursionConfig PutFunctionRecursionConfig TagResource UntagResource ListTags
+        InvokeFunction`,
+      ),
+      [arn('lambda', `function:${name}-*`), arn('lambda', `function:cwsyn-${lower}-*`)],
+    ),
+    allow(
+      ['lambda:PublishLayerVersion', 'lambda:GetLayerVersion', 'lambda:DeleteLayerVersion'],
+      // A layer, and its versions (`…:<version>`).
+      [arn('lambda', `layer:cwsyn-${lower}-*`), arn('lambda', `layer:cwsyn-${lower}-*:*`)],
+    ),
+    // The Synthetics runtime's own layers, which AWS publishes from its accounts: read only.
+    allow(['lambda:GetLayerVersion'], [`arn:${Aws.PARTITION}:lambda:${Aws.REGION}:*:layer:Synthetics*:*`]),
+    // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
+    // (it checks a replica before reporting it ready).
+    allow(
+      act(
+        'dynamodb',
+        `CreateTable DeleteTable DescribeTable UpdateTable CreateTableReplica DeleteTableReplica
+        DescribeTimeToLive UpdateTimeToLive DescribeContinuousBackups UpdateContinuousBackups
+        DescribeContributorInsights UpdateContributorInsights
+        DescribeKinesisStreamingDestination DescribeTableReplicaAutoScaling
+        UpdateTableReplicaAutoScaling GetResourcePolicy TagResource UntagResource
+        ListTagsOfResource GetItem PutItem UpdateItem DeleteItem Query Scan BatchWriteItem`,
+      ),
+      [arn('dynamodb', `table/${name}-*`), arn('dynamodb', `table/${name}-*/*`)],
+    ),
+    // DynamoDB makes its replication service-linked role with the first global table of an
+    // account ("DynamoDB global tables security":
+    // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2gt_IAM.html): that role only.
+    allow(
+      ['iam:CreateServiceLinkedRole'],
+      [
+        `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/aws-service-role/replication.dynamodb.amazonaws.com/AWSServiceRoleForDynamoDBReplication`,
+      ],
+      { StringEquals: { 'iam:AWSServiceName': 'replication.dynamodb.amazonaws.com' } },
+    ),
+    // AWS::Logs::LogGroup (generated names; API Gateway's execution log group is named by API
+    // Gateway, `API-Gateway-Execution-Logs_<api id>/<stage name>`, the stage's name being its own),
+    // AWS::Logs::MetricFilter (on the access log group).
+    allow(
+      act(
+        'logs',
+        `CreateLogGroup DeleteLogGroup PutRetentionPolicy DeleteRetentionPolicy TagResource
+        UntagResource ListTagsForResource TagLogGroup UntagLogGroup ListTagsLogGroup
+        PutMetricFilter DeleteMetricFilter DescribeMetricFilters`,
+      ),
+      [
+        arn('logs', `log-group:${name}-*`),
+        arn('logs', `log-group:API-Gateway-Execution-Logs_*/${stage}`),
+        arn('logs', `log-group:/aws/lambda/cwsyn-${lower}-*`),
+      ],
+    ),
+    // Documented wildcards: actions IAM's service reference lists with no resource type, which a
+    // policy can only grant on `*`. Listing log groups; AWS::Logs::QueryDefinition (a query
+    // definition is no resource IAM names; ours are `PetStore-<stage>/…` and hold queries, no
+    // data); creating a canary (its name is then the canary's ARN, below); stopping a CodeDeploy
+    // deployment (which CloudFormation does when a release's alarm rolls it back); a random value
+    // for GenerateSecretString. None of them reads or writes another stage's data.
+    allow(
+      [
+        'logs:DescribeLogGroups',
+        'logs:PutQueryDefinition',
+        'logs:DeleteQueryDefinition',
+        'logs:DescribeQueryDefinitions',
+        'synthetics:CreateCanary',
+        'codedeploy:StopDeployment',
+        'secretsmanager:GetRandomPassword',
+      ],
+      ['*'],
+    ),
+    // AWS::SecretsManager::Secret: all named `PetStore-<stage>/…`.
+    allow(
+      act(
+        'secretsmanager',
+        `CreateSecret DeleteSecret DescribeSecret UpdateSecret PutSecretValue TagResource
+        UntagResource`,
+      ),
+      [arn('secretsmanager', `secret:${name}/*`)],
+    ),
+    // AWS::ApiGateway::*: the API's and the usage plan's ids are generated, and their ARNs hold
+    // only the id, so no name narrows them (documented wildcard, region-wide): the deny below
+    // keeps the execution role off what another stack owns.
+    allow(
+      ['apigateway:GET', 'apigateway:POST', 'apigateway:PUT', 'apigateway:PATCH', 'apigateway:DELETE'],
+      [
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis/*`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans/*`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/tags/*`,
+      ],
+    ),
+    // AWS::KMS::Key (the alarm topic's): CreateKey names no resource, and a key's id is made by
+    // KMS (documented wildcard, with the same deny).
+    allow(['kms:CreateKey'], ['*']),
+    allow(
+      act(
+        'kms',
+        `DescribeKey GetKeyPolicy PutKeyPolicy GetKeyRotationStatus EnableKeyRotation
+        DisableKeyRotation UpdateKeyDescription ScheduleKeyDeletion TagResource UntagResource
+        ListResourceTags`,
+      ),
+      [arn('kms', 'key/*')],
+    ),
+    // AWS::SNS::Topic, ::TopicPolicy, ::Subscription: generated name; a subscription's ARN is its topic's and an id.
+    allow(
+      act(
+        'sns',
+        `CreateTopic DeleteTopic GetTopicAttributes SetTopicAttributes TagResource UntagResource
+        ListTagsForResource Subscribe Unsubscribe GetSubscriptionAttributes
+        SetSubscriptionAttributes ListSubscriptionsByTopic`,
+      ),
+      [arn('sns', `${name}-*`), arn('sns', `${name}-*:*`)],
+    ),
+    // AWS::CloudWatch::Alarm, ::CompositeAlarm (named `PetStore-<stage>-…`), ::Dashboard (`PetStore-<stage>`).
+    allow(
+      act(
+        'cloudwatch',
+        `PutMetricAlarm PutCompositeAlarm DeleteAlarms DescribeAlarms TagResource UntagResource
+        ListTagsForResource`,
+      ),
+      [arn('cloudwatch', `alarm:${name}-*`)],
+    ),
+    allow(
+      ['cloudwatch:PutDashboard', 'cloudwatch:GetDashboard', 'cloudwatch:DeleteDashboards'],
+      [arn('cloudwatch', `dashboard/${name}`, '')],
+    ),
+    // AWS::CodeDeploy::Application (`PetStore-<stage>`), ::DeploymentGroup (under it),
+    // ::DeploymentConfig (`PetStore-<stage>-…`); and the deployment CloudFormation starts when a
+    // function's live alias moves (the alias's CodeDeployLambdaAliasUpdate).
+    allow(
+      act(
+        'codedeploy',
+        `CreateApplication DeleteApplication GetApplication UpdateApplication
+        RegisterApplicationRevision GetApplicationRevision CreateDeploymentGroup
+        DeleteDeploymentGroup GetDeploymentGroup UpdateDeploymentGroup CreateDeploymentConfig
+        DeleteDeploymentConfig GetDeploymentConfig CreateDeployment GetDeployment TagResource
+        UntagResource ListTagsForResource`,
+      ),
+      [
+        arn('codedeploy', `application:${name}`),
+        arn('codedeploy', `deploymentgroup:${name}/*`),
+        arn('codedeploy', `deploymentconfig:${name}-*`),
+      ],
+    ),
+    // AWS::S3::Bucket, ::BucketPolicy: the canary's artifacts, a generated `petstore-<stage>-…` name.
+    allow(
+      act(
+        's3',
+        `CreateBucket DeleteBucket ListBucket GetBucketLocation GetBucketPolicy PutBucketPolicy
+        DeleteBucketPolicy GetEncryptionConfiguration PutEncryptionConfiguration
+        GetBucketPublicAccessBlock PutBucketPublicAccessBlock GetLifecycleConfiguration
+        PutLifecycleConfiguration GetBucketOwnershipControls PutBucketOwnershipControls
+        GetBucketVersioning PutBucketVersioning GetBucketTagging PutBucketTagging`,
+      ),
+      [`arn:${Aws.PARTITION}:s3:::${lower}-*`],
+    ),
+    // AWS::Synthetics::Canary: named like the stack, in lower case.
+    allow(
+      act(
+        'synthetics',
+        `DeleteCanary UpdateCanary GetCanary GetCanaryRuns StartCanary StopCanary TagResource
+        UntagResource ListTagsForResource`,
+      ),
+      [arn('synthetics', `canary:${lower}`)],
+    ),
+    // What the wildcards above cannot narrow (API Gateway, KMS): never a resource another
+    // CloudFormation stack made and tagged (the other stage's API, usage plan and key; the CI
+    // stack; the bootstraps).
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: ['apigateway:*', 'kms:*'],
+      resources: ['*'],
+      conditions: {
+        Null: { [`aws:ResourceTag/${STACK_NAME_TAG}`]: 'false' },
+        StringNotEquals: { [`aws:ResourceTag/${STACK_NAME_TAG}`]: name },
+      },
+    }),
+  ];
+};
