@@ -158,7 +158,7 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       ),
       [arn('secretsmanager', `secret:${name}/*`)],
     ),
-    // AWS::ApiGateway::*: the API's and the usage plan's ids are generated, and their ARNs hold
+    // AWS::ApiGateway::*: the API's, the usage plan's and the API key's ids are generated, and their ARNs hold
     // only the id, so no name narrows them (documented wildcard, region-wide): the deny below
     // keeps the execution role off what another stack owns.
     allow(
@@ -168,6 +168,9 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis/*`,
         `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans`,
         `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans/*`,
+        // The canary's API key (infra/constructs/read-key.ts): its id is generated too.
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/apikeys`,
+        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/apikeys/*`,
         `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/tags/*`,
       ],
     ),

@@ -117,6 +117,24 @@ export const samples = (stage: DeployedStage, keyPolicy: unknown): Record<string
     'AWS::ApiGateway::UsagePlan': [
       { action: 'apigateway:PATCH', resource: `arn:aws:apigateway:${REGION}::/usageplans/u1v2w3`, context: tagged },
     ],
+    // The canary's own API key in the usage plan (infra/constructs/read-key.ts).
+    'AWS::ApiGateway::ApiKey': [
+      { action: 'apigateway:POST', resource: `arn:aws:apigateway:${REGION}::/apikeys`, context: tagged },
+      { action: 'apigateway:DELETE', resource: `arn:aws:apigateway:${REGION}::/apikeys/k1l2m3`, context: tagged },
+    ],
+    'AWS::ApiGateway::UsagePlanKey': [
+      { action: 'apigateway:POST', resource: `arn:aws:apigateway:${REGION}::/usageplans/u1v2w3/keys`, context: tagged },
+    ],
+    // Custom resources: CloudFormation invokes their function with this role.
+    'Custom::PetStoreReadKey': [
+      { action: 'lambda:InvokeFunction', resource: arn('lambda', `function:${name}-ReadKeysFunction5A1B2C3D-AbCdEf`) },
+    ],
+    'Custom::S3AutoDeleteObjects': [
+      {
+        action: 'lambda:InvokeFunction',
+        resource: arn('lambda', `function:${name}-CustomS3AutoDeleteObjectsCustomR-AbCdEfGh1234`),
+      },
+    ],
     'AWS::KMS::Key': ['kms:PutKeyPolicy', 'kms:EnableKeyRotation', 'kms:ScheduleKeyDeletion'].map((action) => ({
       action,
       resource: key,
