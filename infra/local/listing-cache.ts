@@ -7,7 +7,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 
 /** Pages kept at most: cursors make the keys unbounded; the oldest page goes first. */
-export const LISTING_CACHE_MAX_ENTRIES = 1000;
+const LISTING_CACHE_MAX_ENTRIES = 1000;
 /** The query parameters of the cache key, as the deployed method's cacheKeyParameters name them. */
 const KEY_PARAMETERS = ['limit', 'status', 'cursor'] as const;
 
