@@ -10,6 +10,13 @@
 //   the smallest cacheClusterSize); the cache key comes from the method's parameters.
 // - cacheKeyParameters "must also be specified for Method requestParameters"
 //   (https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/apigateway/aws.sdk.kotlin.services.apigateway.model/-integration/cache-key-parameters.html).
+// - The authorizer runs on every method request ("When a client makes a request to your API's
+//   method, API Gateway calls your Lambda authorizer":
+//   https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-use-lambda-authorizer.html),
+//   and the stage cache holds the integration's (endpoint's) answers, so a cache hit comes after
+//   the authorizer and the key's usage plan; neither page says the order in so many words, so
+//   the test below pins that the cached method keeps its authorizer and API key requirement.
+//   Data encryption at rest: Security Hub's control APIGateway.5.
 // - API Gateway caches the integration's answer whatever its status: there is no setting to
 //   cache 2xx only (https://github.com/DianaIonita/serverless-api-gateway-caching/issues/125,
 //   citing https://stackoverflow.com/questions/45883323): a 503 of the listing may be served
@@ -90,6 +97,7 @@ describe.each(['staging', 'production'] as const)('%s', (stage) => {
         HttpMethod: 'GET',
         CachingEnabled: true,
         CacheTtlInSeconds: 2,
+        CacheDataEncrypted: true,
         ThrottlingRateLimit: stageSettings[stage].throttling.rateLimit,
         ThrottlingBurstLimit: stageSettings[stage].throttling.burstLimit,
         LoggingLevel: 'ERROR',
