@@ -136,6 +136,14 @@ export interface StageSettings {
    * (docs/capacity.md, docs/runbook.md); synth refuses a value below that record.
    */
   readonly statusIndexShards: number;
+  /**
+   * Seconds the API Gateway stage cache keeps a `GET /v1/pets` page (0: no cache at all). When
+   * above 0 the stage gets a 0.5 GB cache cluster, billed per hour whatever the traffic
+   * (docs/capacity.md: First pages), and only the listing is cached, keyed by limit, status and
+   * cursor; a new animal may then be missing from a listing for up to this long (docs/api.md).
+   * At most 3600 (API Gateway's maximum).
+   */
+  readonly listingCacheTtlSeconds: number;
   /** Bump it to replace the paging cursors' HMAC secret with a new random one (README: Deploying). */
   readonly cursorSecretGeneration: number;
   /**
@@ -207,6 +215,8 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     cursorSecretGeneration: 1,
     // One shard: staging's writes are a few a second.
     statusIndexShards: 1,
+    // No cache: a few requests a second need none, and the cluster would cost by the hour.
+    listingCacheTtlSeconds: 0,
     // Where releases are checked and faults chased: every trace in full.
     functionTracing: true,
     // Few checks; 10 keeps most of a shared account's pool for production.
@@ -267,6 +277,9 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     cursorSecretGeneration: 1,
     // One shard until the alarm says the peak nears 700 creates per second of one status (docs/capacity.md).
     statusIndexShards: 1,
+    // Off until first pages near a partition's ceiling (docs/capacity.md: First pages): the
+    // cluster costs by the hour, whatever the traffic, and adds staleness to every listing.
+    listingCacheTtlSeconds: 0,
     // What on-call gets is which DynamoDB call was slow, throttled or failing, for any sampled
     // request, by its requestId; its cost is within the functions' targets (docs/performance.md).
     functionTracing: true,

@@ -48,6 +48,8 @@ export const Config = z.object({
   PETSTORE_DYNAMODB_TIMEOUT_MS: z.coerce.number().int().min(100).max(3000).default(LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS),
   // N of the status index (shared/dynamodb/status-shards.ts), as statusIndexShards deployed; a data directory's N may only grow.
   PETSTORE_INDEX_SHARDS: z.coerce.number().int().min(1).max(100).default(1),
+  // Seconds the stage cache keeps a GET /v1/pets page, as listingCacheTtlSeconds deployed (listing-cache.ts); 0: none.
+  PETSTORE_LISTING_CACHE_TTL: z.coerce.number().int().min(0).max(3600).default(0),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 

@@ -24,6 +24,7 @@ import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
+import { createListingCache } from './listing-cache.ts';
 import {
   closeAfterAnswer,
   closesConnection,
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   throttle: { rate: number; burst: number };
   /** The usage plan's limits of each key; undefined: none (an API key is still required). */
   keyLimits?: KeyLimits | undefined;
+  /** Seconds the stage cache keeps a GET /v1/pets page (listing-cache.ts); 0 or undefined: no cache. */
+  listingCacheTtlSeconds?: number | undefined;
   accessLog: (line: AccessLogLine) => void;
 }
 
@@ -74,6 +77,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCache, accessLog } = options;
   const throttle = createThrottle(options.throttle.rate, options.throttle.burst);
   const keyLimiter = createKeyLimiter(options.keyLimits);
+  const listingCache = createListingCache(options.listingCacheTtlSeconds ?? 0);
 
   const authorize = async (
     token: string,
@@ -154,7 +158,9 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const started = Date.now();
     let result: APIGatewayProxyResult;
     try {
-      result = await functions[match.route.operationId].invoke(event);
+      const invoke = () => functions[match.route.operationId].invoke(event);
+      // The stage cache: after the route, throttle, authorizer and key limits, as deployed.
+      result = await (match.route.operationId === 'listPets' ? listingCache.serve(url, invoke) : invoke());
     } catch (error) {
       // The function's queue is full: the local stage refuses as a throttle would, never with a 5xx.
       if (error instanceof ConcurrencyLimitExceeded) throw new GatewayError('THROTTLED', 'Too Many Requests');

@@ -33,6 +33,7 @@ export const stageOptionsFromEnvironment = (
     keyLimits: keyLimitsOf(config),
     dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
     statusIndexShards: config.PETSTORE_INDEX_SHARDS,
+    listingCacheTtlSeconds: config.PETSTORE_LISTING_CACHE_TTL,
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
   };

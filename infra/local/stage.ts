@@ -47,6 +47,8 @@ export interface LocalStageOptions {
   dynamodbRequestTimeoutMs?: number;
   /** N of the status index (PETSTORE_INDEX_SHARDS); 1 by default. May only grow for a data directory. */
   statusIndexShards?: number;
+  /** Seconds a GET /v1/pets page is cached (PETSTORE_LISTING_CACHE_TTL, listingCacheTtlSeconds deployed); 0: none. */
+  listingCacheTtlSeconds?: number;
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
 }
@@ -72,6 +74,7 @@ export type GatewaySettings = Pick<
   | 'functionConcurrency'
   | 'pipelineDepth'
   | 'keyLimits'
+  | 'listingCacheTtlSeconds'
   | 'accessLog'
 >;
 
@@ -110,6 +113,7 @@ export const createStageServer = async (options: GatewaySettings): Promise<Stage
     authorizerCache,
     throttle: options.throttle,
     keyLimits,
+    listingCacheTtlSeconds: options.listingCacheTtlSeconds,
     accessLog: options.accessLog ?? (() => undefined),
   });
   // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway

@@ -25,6 +25,21 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     expect(apis[0]![1].Properties!.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
   });
 
+  test('ships with the listing cache off: no cache cluster billed by the hour, no method cached', () => {
+    // test/cdk/listing-cache.test.ts pins the cache turned on.
+    expect(settings.listingCacheTtlSeconds).toBe(0);
+    expect(stageProperties().CacheClusterEnabled).toBeUndefined();
+    expect(JSON.stringify(stageProperties().MethodSettings)).not.toMatch(/Caching|CacheTtl/);
+  });
+
+  test('every key of the stage has the same limits (one usage plan): a cached listing may carry another key’s RateLimit-Policy', () => {
+    // With listingCacheTtlSeconds > 0, API Gateway answers a cache hit with the first caller's
+    // headers, RateLimit-Policy included (the cache key holds no Authorization). That is right
+    // only while the limits are the stage's, the same for every key: a second plan (per-key
+    // limits) must key the cache by key too, or leave it off.
+    expect(resourcesOfType(template(), 'AWS::ApiGateway::UsagePlan')).toHaveLength(1);
+  });
+
   test(`deploys to an API Gateway stage named ${stage}`, () => {
     expect(resourcesOfType(template(), 'AWS::ApiGateway::Stage')).toHaveLength(1);
     expect(stageProperties().StageName).toBe(stage);

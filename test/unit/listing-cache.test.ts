@@ -1,0 +1,54 @@
+// The local stage's listing cache on its own (infra/local/listing-cache.ts): keyed by limit,
+// status and cursor only, 200s only, for the TTL, and bounded (cursors make keys unbounded).
+import { describe, expect, it } from 'vitest';
+import { createListingCache } from '../../infra/local/listing-cache.ts';
+
+const url = (query: string) => new URL(`http://localhost/v1/pets${query}`);
+const answers = (statusCode = 200) => {
+  let n = 0;
+  return {
+    load: async () => ({ statusCode, body: String(++n) }),
+    calls: () => n,
+  };
+};
+
+describe('the listing cache', () => {
+  it('keeps a 200 for the TTL, per limit, status and cursor, whatever else the query holds', async () => {
+    let clock = 0;
+    const cache = createListingCache(2, 10, () => clock);
+    const origin = answers();
+    expect((await cache.serve(url('?status=sold&limit=5'), origin.load)).body).toBe('1');
+    expect((await cache.serve(url('?limit=5&status=sold&other=x'), origin.load)).body).toBe('1');
+    expect((await cache.serve(url('?status=sold&limit=6'), origin.load)).body).toBe('2');
+    expect((await cache.serve(url('?status=sold&limit=5&cursor=c'), origin.load)).body).toBe('3');
+    clock = 1999;
+    expect((await cache.serve(url('?status=sold&limit=5'), origin.load)).body).toBe('1');
+    clock = 2000;
+    expect((await cache.serve(url('?status=sold&limit=5'), origin.load)).body).toBe('4');
+  });
+
+  it('keeps no error answer', async () => {
+    const cache = createListingCache(60);
+    const origin = answers(503);
+    await cache.serve(url(''), origin.load);
+    await cache.serve(url(''), origin.load);
+    expect(origin.calls()).toBe(2);
+  });
+
+  it('at 0 keeps nothing', async () => {
+    const cache = createListingCache(0);
+    const origin = answers();
+    await cache.serve(url(''), origin.load);
+    await cache.serve(url(''), origin.load);
+    expect(origin.calls()).toBe(2);
+  });
+
+  it('holds at most its bound, dropping the oldest page first', async () => {
+    const cache = createListingCache(60, 3);
+    const origin = answers();
+    for (const cursor of ['a', 'b', 'c', 'd']) await cache.serve(url(`?cursor=${cursor}`), origin.load);
+    expect((await cache.serve(url('?cursor=d'), origin.load)).body).toBe('4');
+    expect((await cache.serve(url('?cursor=b'), origin.load)).body).toBe('2');
+    expect((await cache.serve(url('?cursor=a'), origin.load)).body).toBe('5');
+  });
+});
