@@ -16,6 +16,7 @@ import { executionPolicyName, STACK_NAME_TAG } from '../../infra/ci/execution-po
 import { CI_STACK_NAME } from '../../infra/ci/github.ts';
 import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
 import { type Sample, samples, UNSCOPED } from './support/execution-samples.ts';
+import { resolveIntrinsics } from './support/intrinsics.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';
 
 const { account: ACCOUNT, region: REGION } = TEST_ENV;
@@ -26,34 +27,12 @@ beforeAll(async () => {
   ci = JSON.parse(readFileSync(`${app.dir}/${CI_STACK_NAME}.template.json`, 'utf8')) as CfnTemplate;
 }, 300_000);
 
-/** The pseudo parameters and joins of the CI stack's policy, as a deploy in TEST_ENV resolves them. */
-const resolve = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(resolve);
-  if (value === null || typeof value !== 'object') return value;
-  const object = value as Record<string, unknown>;
-  if ('Ref' in object) {
-    const pseudo: Record<string, string> = {
-      'AWS::Partition': 'aws',
-      'AWS::AccountId': ACCOUNT,
-      'AWS::Region': REGION,
-    };
-    const resolved = pseudo[object.Ref as string];
-    if (resolved === undefined) throw new Error(`unexpected Ref ${String(object.Ref)}`);
-    return resolved;
-  }
-  if ('Fn::Join' in object) {
-    const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
-    return parts.map(resolve).join(separator);
-  }
-  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, resolve(v)]));
-};
-
 const policyOf = (stage: DeployedStage) => {
   const found = Object.values(ci.Resources).filter(
     (r) => r.Type === 'AWS::IAM::ManagedPolicy' && r.Properties?.ManagedPolicyName === executionPolicyName(stage),
   );
   expect(found, executionPolicyName(stage)).toHaveLength(1);
-  return resolve(found[0]!.Properties!.PolicyDocument);
+  return resolveIntrinsics(ci, found[0]!.Properties!.PolicyDocument);
 };
 
 const decide = async (
@@ -84,7 +63,10 @@ const decide = async (
 
 /** The alarm topic key's policy, from the stage's template. */
 const keyPolicy = (stage: DeployedStage) =>
-  resolve(Object.values(app.template(stage).Resources).find((r) => r.Type === 'AWS::KMS::Key')!.Properties!.KeyPolicy);
+  resolveIntrinsics(
+    app.template(stage),
+    Object.values(app.template(stage).Resources).find((r) => r.Type === 'AWS::KMS::Key')!.Properties!.KeyPolicy,
+  );
 
 /** CDK's own bookkeeping, which CloudFormation makes nothing for. */
 const NOT_RESOURCES = ['AWS::CDK::Metadata'];

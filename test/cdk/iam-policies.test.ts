@@ -12,6 +12,7 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CI_ROLES, CI_STACK_NAME } from '../../infra/ci/github.ts';
 import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
+import { arnOf, resolveIntrinsics as resolve } from './support/intrinsics.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';
 
 const { account: ACCOUNT, region: REGION } = TEST_ENV;
@@ -23,37 +24,6 @@ beforeAll(async () => {
     (await import('node:fs')).readFileSync(`${app.dir}/${CI_STACK_NAME}.template.json`, 'utf8'),
   ) as CfnTemplate;
 }, 300_000);
-
-/** What a resource's ARN would be once deployed, from its type and logical id. */
-const arnOf = (template: CfnTemplate, id: string): string => {
-  const type = template.Resources[id]?.Type;
-  if (type === 'AWS::DynamoDB::GlobalTable' || type === 'AWS::DynamoDB::Table')
-    return `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${id}`;
-  if (type === 'AWS::SecretsManager::Secret') return `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:${id}-AbCdEf`;
-  if (type === 'AWS::Logs::LogGroup') return `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${id}:*`;
-  return `arn:aws:cloudformation:${REGION}:${ACCOUNT}:resource/${id}`;
-};
-
-/** CloudFormation's intrinsics in a policy, resolved as the deploy would (this account and region). */
-const resolve = (template: CfnTemplate, value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map((v) => resolve(template, v));
-  if (value === null || typeof value !== 'object') return value;
-  const object = value as Record<string, unknown>;
-  if ('Ref' in object) {
-    const pseudo: Record<string, string> = {
-      'AWS::Partition': 'aws',
-      'AWS::AccountId': ACCOUNT,
-      'AWS::Region': REGION,
-    };
-    return pseudo[object.Ref as string] ?? arnOf(template, object.Ref as string);
-  }
-  if ('Fn::GetAtt' in object) return arnOf(template, (object['Fn::GetAtt'] as string[])[0]!);
-  if ('Fn::Join' in object) {
-    const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
-    return parts.map((part) => resolve(template, part)).join(separator);
-  }
-  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, resolve(template, v)]));
-};
 
 /** Every policy document attached to a role: inline (Policies) and AWS::IAM::Policy resources. */
 const policiesOf = (template: CfnTemplate, roleId: string) => {
