@@ -9,8 +9,8 @@ import { MAX_BODY_BYTES } from '../../shared/api/routes.ts';
 
 /** API Gateway's own payload limit: a request that declares more is refused before anything else. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-/** How long a connection closed with a body unread still drops what the client sends (RFC 9112 §9.6's lingering close). */
-const LINGER_MS = 2_000;
+/** How long a connection closed with a body unread stays open after its answer (RFC 9112 §9.6: lingering close): at 2 s, 2 of 1,000 concurrent 10 MiB uploads lost their answer to the reset. */
+const LINGER_MS = 5_000;
 /** What the bodies being read may hold at once, together: a few thousand of the largest. */
 const BODIES_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
 /** Node's own reading of `Expect` (its `continueExpression`): what it does not take for 100-continue it would answer with a bare 417. */
@@ -44,7 +44,8 @@ export const closesConnection = (req: IncomingMessage): boolean =>
  * Closes `res`'s connection after the answer without losing it: closing a socket with unread
  * bytes resets it, and a reset makes the client's kernel drop the answer it had not read yet
  * (a client still sending its body saw EPIPE and no answer). So the answer goes with a FIN, and
- * what the client sends until it closes too (or LINGER_MS) is read and dropped, never parsed.
+ * the socket stays open, unread (paused: the client's sends stall in the kernel's buffers), until
+ * the client closes too or LINGER_MS has passed.
  */
 export const closeAfterAnswer = (res: ServerResponse): void => {
   res.shouldKeepAlive = false; // Connection: close; Node then calls destroySoon once the answer is written
