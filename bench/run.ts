@@ -24,12 +24,12 @@ import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import { httpClient, inParallel, type RequestSpec } from '../tools/harness/http-client.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { type HandlerOptions, measureHandlers } from './support/handler-bench.ts';
-import { describeMachine, machineInfo } from './support/machine.ts';
+import { measureHandlers } from './support/handler-bench.ts';
 import { report } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
 import { type BenchServer, startBareServer, startUserServer, type UserServer } from './support/servers.ts';
 import { type Comparison, compare, type Side } from './support/side-by-side.ts';
+import { machine } from './support/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
@@ -46,15 +46,11 @@ const load = {
 };
 // p50s settle sooner; a longer warm-up, as both servers start cold.
 const listingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.roundSeconds, 3), warmupSeconds: 1.5 };
-const handlerOptions: HandlerOptions | undefined = quick
-  ? { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }
-  : undefined;
 
 const started = performance.now();
 const log = (message: string) =>
   console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
-const machine = machineInfo();
-log(`machine: ${describeMachine(machine)}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
+log(`machine: ${machine.description}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
 
 // Each route's request is its valid sample of the harness's table (tools/harness/sample-requests.ts),
 // with what the bench sets apart: a seeded id, a page size, a status filter, a new name per create.
@@ -133,62 +129,20 @@ const middleCursor = async (server: UserServer, animals: number): Promise<string
   return new URL(url).searchParams.get('cursor')!;
 };
 
-const measureScaling = async () => {
-  const [small, large] = await Promise.all([startUserServer(), startUserServer()]);
+/** Two `npm start` servers (`env` each), `fill`ed, then each listing of `listings` compared on them. */
+const measurePair = async (
+  names: [string, string],
+  env: [Record<string, string>, Record<string, string>],
+  fill: (server: UserServer, side: number) => Promise<unknown>,
+  listings: Array<[string, (server: UserServer, side: number) => Promise<(i: number) => RequestSpec>]>,
+) => {
+  const servers = await Promise.all(env.map((e) => startUserServer(e)));
   try {
-    await seedPets(small.dynamodbEndpoint, 0, SMALL_TABLE);
-    const seedingMs = await seedPets(large.dynamodbEndpoint, 0, LARGE_TABLE);
-    log(`seeded ${LARGE_TABLE} animals in ${Math.round(seedingMs)} ms`);
+    for (const [side, server] of servers.entries()) await fill(server, side);
     const comparisons: Comparison[] = [];
-    for (const page of ['first', 'middle'] as const) {
-      const listing = async (server: UserServer, animals: number) => {
-        const cursor: Record<string, string> = page === 'middle' ? { cursor: await middleCursor(server, animals) } : {};
-        return get(20, { status: 'available', ...cursor });
-      };
-      const name = `listPets status, ${page} page`;
-      log(`measuring ${name}, ${SMALL_TABLE} against ${LARGE_TABLE} animals`);
-      const sides = [
-        side('small', small, await listing(small, SMALL_TABLE), [small.key]),
-        side('large', large, await listing(large, LARGE_TABLE), [large.key]),
-      ];
-      comparisons.push(await compare(name, sides, listingLoad));
-    }
-    return { animals: [SMALL_TABLE, LARGE_TABLE], seedingMs: Math.round(seedingMs), comparisons };
-  } finally {
-    await Promise.all([small.stop(), large.stop()]);
-  }
-};
-
-/** Creates `count` animals through the API: the index attributes are the server's own, whatever its shards. */
-const createThroughApi = async (server: UserServer, count: number) => {
-  const client = httpClient(server.baseUrl, 8);
-  try {
-    await inParallel(count, 8, async (i) => {
-      const spec = withKey([server.key], create)(i);
-      const answer = await client.send({
-        ...spec,
-        body: JSON.stringify({ ...JSON.parse(String(spec.body)), status: ['available', 'pending', 'sold'][i % 3] }),
-      });
-      if (answer.status !== 201) throw new Error(`seeding through the API: ${answer.status} ${answer.body}`);
-    });
-  } finally {
-    client.close();
-  }
-};
-
-const measureShards = async () => {
-  const servers = await Promise.all([startUserServer(), startUserServer({ PETSTORE_INDEX_SHARDS: '4' })]);
-  try {
-    await Promise.all(servers.map((server) => createThroughApi(server, SMALL_TABLE)));
-    const comparisons: Comparison[] = [];
-    for (const status of ['sold', 'available']) {
-      const name = `listPets status=${status}, shards`;
-      log(`measuring ${name}: PETSTORE_INDEX_SHARDS=4 against 1`);
-      const request = get(20, { status });
-      const sides = [
-        side('shards=1', servers[0], request, [servers[0].key]),
-        side('shards=4', servers[1], request, [servers[1].key]),
-      ];
+    for (const [name, listing] of listings) {
+      log(`measuring ${name}: ${names[1]} against ${names[0]}`);
+      const sides = await Promise.all(servers.map(async (s, i) => side(names[i]!, s, await listing(s, i), [s.key])));
       comparisons.push(await compare(name, sides, listingLoad));
     }
     return comparisons;
@@ -197,13 +151,59 @@ const measureShards = async () => {
   }
 };
 
+const measureScaling = async () => {
+  const animals = [SMALL_TABLE, LARGE_TABLE];
+  let seedingMs = 0;
+  const comparisons = await measurePair(
+    ['small', 'large'],
+    [{}, {}],
+    async (server, i) => (seedingMs = await seedPets(server.dynamodbEndpoint, 0, animals[i]!)),
+    (['first', 'middle'] as const).map((page) => [
+      `listPets status, ${page} page`,
+      async (server, i) =>
+        get(20, { status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
+    ]),
+  );
+  return { animals, seedingMs: Math.round(seedingMs), comparisons };
+};
+
+/** Creates 1,000 animals through the API: the index attributes are the server's own, whatever its shards. */
+const createThroughApi = async (server: UserServer) => {
+  const client = httpClient(server.baseUrl, 8);
+  try {
+    await inParallel(SMALL_TABLE, 8, async (i) => {
+      const spec = withKey([server.key], create)(i);
+      const body = JSON.stringify({
+        ...JSON.parse(String(spec.body)),
+        status: ['available', 'pending', 'sold'][i % 3],
+      });
+      const answer = await client.send({ ...spec, body });
+      if (answer.status !== 201) throw new Error(`seeding through the API: ${answer.status} ${answer.body}`);
+    });
+  } finally {
+    client.close();
+  }
+};
+
+const measureShards = () =>
+  measurePair(
+    ['shards=1', 'shards=4'],
+    [{}, { PETSTORE_INDEX_SHARDS: '4' }],
+    createThroughApi,
+    ['sold', 'available'].map((status) => [`listPets status=${status}, shards`, async () => get(20, { status })]),
+  );
+
 const server = parts.has('server') ? await measureServer() : undefined;
 const handlers = parts.has('handlers')
-  ? await measureHandlers(handlerOptions, undefined, log, ['production'], ['off'])
+  ? await measureHandlers(
+      quick ? { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 } : undefined,
+      { tracing: ['off'] },
+      log,
+    )
   : undefined;
 const scaling = parts.has('scaling') ? await measureScaling() : undefined;
 const shards = parts.has('shards') ? await measureShards() : undefined;
-const results = report({ machine, quick, load, listingLoad, server, handlers, scaling, shards });
+const results = report({ quick, load, listingLoad, server, handlers, scaling, shards });
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 log(`done in ${Math.round((performance.now() - started) / 1000)} s; wrote bench/results.json`);
 if (!results.passed) process.exitCode = 1;
