@@ -15,7 +15,7 @@ import { stackName } from '../infra/stages.ts';
 import { FUNCTION_NAMES } from '../shared/api/routes.ts';
 import { bundleSize, deployedBundles, synthesizedStacks } from './support/bundles.ts';
 import { prepareHandlerBench, type Settings, startHost } from './support/handler-bench.ts';
-import { machine, median, printTargets, round, table } from './support/stats.ts';
+import { cells, machine, median, printTargets, round, table } from './support/stats.ts';
 
 const CDK_OUT = process.env.CDK_OUT ?? 'cdk.out';
 const RUNS = Math.max(10, Number(process.env.COLD_RUNS ?? 10));
@@ -101,7 +101,7 @@ const firstInvocations = FUNCTION_NAMES.map((name) => {
       totalMs: m(own.map(total)),
       floorTotalMs: m(floor.map(total)),
       totalRatio: round(median(ratios), 2),
-      ratioRange: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
+      ratioRange: `${round(Math.min(...ratios), 2)}–${round(Math.max(...ratios), 2)}`,
       cpuMs: m(own.map((s) => s.cpuMs)),
       cpuRatio: round(median(own.map((s, i) => s.cpuMs / floor[i]!.cpuMs)), 2),
     };
@@ -119,32 +119,18 @@ const firstInvocations = FUNCTION_NAMES.map((name) => {
 console.log(
   `\nImport + first invocation (median of ${RUNS} fresh processes each) of cdk.out's bundles, tracing as the template sets it (on: a sampled invocation, its documents sent to a local socket), against the floor: a bare handler making the same DynamoDB call, bundled the same way, untraced. Production's Node settings, and staging's (--enable-source-maps on both sides); the ratio's range over the runs beside it, and the ratio of CPU time, which a busy machine disturbs less\n`,
 );
+const columns = 'totalRatio ratioRange cpuRatio';
 console.log(
   table([
-    [
-      'function',
-      'tracing',
-      'import ms',
-      'first ms',
-      'total ms',
-      'floor total',
-      'ratio',
-      'range',
-      'CPU ratio',
-      'staging: ratio',
-      'range',
-      'CPU ratio',
-    ],
+    'function|tracing|import ms|first ms|total ms|floor total|ratio|range|CPU ratio|staging: ratio|range|CPU ratio'.split(
+      '|',
+    ),
     ...firstInvocations.map((f) => [
-      ...[f.function, f.tracing ? 'on' : 'off', f.importMs, f.firstMs, f.totalMs, f.floorTotalMs],
-      ...[
-        f.totalRatio,
-        f.ratioRange.join('–'),
-        f.cpuRatio,
-        f.staging.totalRatio,
-        f.staging.ratioRange.join('–'),
-        f.staging.cpuRatio,
-      ],
+      ...cells(
+        { ...f, tracing: f.tracing ? 'on' : 'off' },
+        `function tracing importMs firstMs totalMs floorTotalMs ${columns}`,
+      ),
+      ...cells(f.staging, columns),
     ]),
   ]),
 );

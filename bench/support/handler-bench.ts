@@ -24,7 +24,7 @@ import { buildBundle, ENTRIES } from './bundles.ts';
 import { proxyEvent, tokenEvent } from './handler-events.ts';
 import type { HostRequest, RunResult } from './handler-host.ts';
 import { SEED_FIRST_ID, seedPets } from './seed.ts';
-import { median, percentile, ratio, round, type Target, table } from './stats.ts';
+import { cells, median, percentile, ratio, round, type Target, table } from './stats.ts';
 
 /**
  * Off: the function with the stage's tracing switch off. Sampled and unsampled: the same bundle
@@ -178,7 +178,7 @@ const measureHandler = async (
   name: FunctionName,
   tracing: Tracing,
   settings: Settings,
-  options: HandlerOptions,
+  o: HandlerOptions,
 ) => {
   const { function: file, floor } = env.bundles[name];
   const sides = await Promise.all(
@@ -189,22 +189,22 @@ const measureHandler = async (
   const segmentsBefore = env.segmentsSent();
   try {
     const [cpu, p50, p99] = [0, 1, 2].map((): [number[], number[]] => [[], []]) as [number[], number[]][];
-    for (const side of sides) await side.call<RunResult>({ type: 'run', invocations: options.warmupInvocations });
-    for (let r = 0; r < options.rounds; r++) {
+    for (const side of sides) await side.call<RunResult>({ type: 'run', invocations: o.warmupInvocations });
+    for (let r = 0; r < o.rounds; r++) {
       for (const i of r % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
-        const result = await sides[i]!.call<RunResult>({ type: 'run', invocations: options.invocationsPerRound });
+        const result = await sides[i]!.call<RunResult>({ type: 'run', invocations: o.invocationsPerRound });
         const last = result.last as { statusCode?: number; error?: string };
         if (last.error !== undefined || (last.statusCode ?? 0) >= 400)
           throw new Error(`${name} (${i === 0 ? 'floor' : 'function'}) failed: ${JSON.stringify(result.last)}`);
         const sorted = result.wallMs.sort((a, b) => a - b);
-        cpu![i].push(result.cpuMicros / 1000 / options.invocationsPerRound);
+        cpu![i].push(result.cpuMicros / 1000 / o.invocationsPerRound);
         p50![i].push(percentile(sorted, 50));
         p99![i].push(percentile(sorted, 99));
       }
     }
     // A UDP datagram may still be on its way: a moment for the last ones, then the check.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const invocations = options.warmupInvocations + options.rounds * options.invocationsPerRound;
+    const invocations = o.warmupInvocations + o.rounds * o.invocationsPerRound;
     const segments = env.segmentsSent() - segmentsBefore;
     if (tracing === 'sampled' ? segments < invocations : segments > 0)
       throw new Error(`${name} with tracing ${tracing}: ${segments} segments sent for ${invocations} invocations`);
@@ -232,6 +232,7 @@ const measureHandler = async (
 };
 export type HandlerFigures = Awaited<ReturnType<typeof measureHandler>>;
 
+type Selection = { only?: readonly string[] | undefined; settings?: readonly Settings[]; tracing: readonly Tracing[] };
 const HANDLER_OPTIONS: HandlerOptions = {
   rounds: Number(process.env.HANDLER_ROUNDS ?? 7),
   invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 400),
@@ -241,11 +242,7 @@ const HANDLER_OPTIONS: HandlerOptions = {
 /** Every function (or those named in `only`) against the floor, one after another, under each settings and tracing. */
 export const measureHandlers = async (
   options: HandlerOptions = HANDLER_OPTIONS,
-  {
-    only,
-    settings = ['production'],
-    tracing,
-  }: { only?: readonly string[] | undefined; settings?: readonly Settings[]; tracing: readonly Tracing[] },
+  { only, settings = ['production'], tracing }: Selection,
   log: (message: string) => void = console.error,
 ): Promise<HandlerFigures[]> => {
   const env = await prepareHandlerBench();
@@ -265,26 +262,9 @@ export const measureHandlers = async (
 
 export const handlersTable = (figures: readonly HandlerFigures[]): string =>
   table([
-    [
-      'function',
-      'settings',
-      'tracing',
-      'CPU ms/inv',
-      'floor',
-      'CPU ratio',
-      'p50 ratio',
-      'p99 ratio',
-      'CPU ratio per round',
-    ],
+    'function|settings|tracing|CPU ms/inv|floor|CPU ratio|p50 ratio|p99 ratio|CPU ratio per round'.split('|'),
     ...figures.map((f) => [
-      f.function,
-      f.settings,
-      f.tracing,
-      f.cpuMs,
-      f.floorCpuMs,
-      f.cpuRatio,
-      f.p50Ratio,
-      f.p99Ratio,
+      ...cells(f, 'function settings tracing cpuMs floorCpuMs cpuRatio p50Ratio p99Ratio'),
       f.cpuRatioPerRound.join(' '),
     ]),
   ]);

@@ -85,7 +85,7 @@ const statuses = (counts: Record<string, number>) =>
 /** Per comparison a row per side, then each other side ÷ the first. */
 const comparisonTable = (comparisons: Comparison[]) =>
   table([
-    ['', 'conn.', '', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'RSS MB', 'DynamoDB/req', 'answers'],
+    '|conn.||req/s|p50 ms|p99 ms|CPU ms/req|RSS MB|DynamoDB/req|answers'.split('|'),
     ...comparisons.flatMap((c) => [
       ...c.sides.map((side, i) => [
         ...(i === 0 ? [c.name, c.connections] : ['', '']),

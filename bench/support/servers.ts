@@ -24,7 +24,8 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export type UserServer = BenchServer & { key: string; keys(n: number): Promise<string[]> };
+/** `keys`: the server's own key first, then those the bench made. */
+export type UserServer = BenchServer & { key: string; keys: string[] };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -32,8 +33,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const profile = () =>
   process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
-/** `npm start` on its defaults plus `env`, from the checkout at `root`; `keys(n)` makes n new keys. */
-export const startUserServer = async (env: Record<string, string> = {}, root = ROOT): Promise<UserServer> => {
+/** `npm start` on its defaults plus `env`, from the checkout at `root`, with `keyCount` keys. */
+export const startUserServer = async (
+  env: Record<string, string> = {},
+  root = ROOT,
+  keyCount = 1,
+): Promise<UserServer> => {
   const server = await startLocalServer(env, {
     defaults: true,
     probe: true,
@@ -58,7 +63,12 @@ export const startUserServer = async (env: Record<string, string> = {}, root = R
     key: server.key,
     dynamodbEndpoint,
     probe: server.probe!,
-    keys: (n) => Promise.all(Array.from({ length: n }, async (_, i) => (await keys.create(`bench ${i}`)).key)),
+    keys: [
+      server.key,
+      ...(await Promise.all(
+        Array.from({ length: keyCount - 1 }, async (_, i) => (await keys.create(`bench ${i}`)).key),
+      )),
+    ],
     stop: () => disposeServer(server),
   };
 };

@@ -63,3 +63,7 @@ export const printTargets = (targets: readonly Target[]) => {
   console.log(`\nTargets:\n${table([['figure', 'target', 'measured', ''], ...rows])}`);
   return checks;
 };
+
+/** A table's row: the fields of `row` that `keys` names (space-separated), in that order. */
+export const cells = (row: object, keys: string) =>
+  keys.split(' ').map((key) => (row as Record<string, string | number>)[key]!);
