@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { type HandlerFigures, handlersTable, handlerTargets } from './handler-bench.ts';
 import type { Comparison, LoadOptions, Spread } from './side-by-side.ts';
-import { machine, printTargets, round, type Target, table } from './stats.ts';
+import { atLeast, atMost, machine, printTargets, round, type Target, table } from './stats.ts';
 
-const TARGETS = {
+const T = {
   /** DynamoDB requests per API request at `npm start`'s defaults, key lookups included. */
   dynamodbRequests: { getPet: 1, listPets: 1, createPet: 1.01 },
   readRpsRatioAtLeast: 0.85,
@@ -36,43 +36,27 @@ const targets = ({ server, handlers, scaling }: ReportInput): Target[] => [
     const [bare, user] = c.sides as [Comparison['sides'][0], Comparison['sides'][0]];
     const ratio = c.ratios[user.name]!;
     if (c.connections === 1)
-      return [
-        {
-          figure: `${name}: p50 − bare p50 (ms)`,
-          measured: round(user.p50.median - bare.p50.median),
-          atMost: TARGETS.singleP50DeltaMs,
-        },
-      ];
-    const operation = c.name.split(' ')[0] as keyof typeof TARGETS.dynamodbRequests;
+      return [atMost(`${name}: p50 − bare p50 (ms)`, round(user.p50.median - bare.p50.median), T.singleP50DeltaMs)];
+    const operation = c.name.split(' ')[0] as keyof typeof T.dynamodbRequests;
     const create = operation === 'createPet';
     return [
       // To two digits, as the target is given: one id block of 100 per container is 1.01 over a long run.
-      {
-        figure: `${name}: DynamoDB requests per API request`,
-        measured: round(user.dynamodbPerRequest),
-        atMost: TARGETS.dynamodbRequests[operation],
-      },
-      {
-        figure: `${name}: req/s ÷ bare`,
-        measured: ratio.rps.median,
-        atLeast: create ? TARGETS.createRpsRatioAtLeast : TARGETS.readRpsRatioAtLeast,
-      },
-      { figure: `${name}: p99 ÷ bare`, measured: ratio.p99.median, atMost: TARGETS.p99RatioAtMost },
-      ...(create
-        ? []
-        : [{ figure: `${name}: CPU/request ÷ bare`, measured: ratio.cpu.median, atMost: TARGETS.readCpuRatioAtMost }]),
-      { figure: `${name}: RSS of npm start's process, under load (MB)`, measured: user.rssMB, atMost: TARGETS.rssMB },
+      atMost(
+        `${name}: DynamoDB requests per API request`,
+        round(user.dynamodbPerRequest),
+        T.dynamodbRequests[operation],
+      ),
+      atLeast(`${name}: req/s ÷ bare`, ratio.rps.median, create ? T.createRpsRatioAtLeast : T.readRpsRatioAtLeast),
+      atMost(`${name}: p99 ÷ bare`, ratio.p99.median, T.p99RatioAtMost),
+      ...(create ? [] : [atMost(`${name}: CPU/request ÷ bare`, ratio.cpu.median, T.readCpuRatioAtMost)]),
+      atMost(`${name}: RSS of npm start's process, under load (MB)`, user.rssMB, T.rssMB),
     ];
   }),
-  ...(server
-    ? [{ figure: "RSS of npm start's process after the load (MB)", measured: server.rssAfterMB, atMost: TARGETS.rssMB }]
-    : []),
+  ...(server ? [atMost("RSS of npm start's process after the load (MB)", server.rssAfterMB, T.rssMB)] : []),
   ...handlerTargets(handlers ?? []),
-  ...(scaling?.comparisons ?? []).map((c) => ({
-    figure: `${c.name}: p50, large ÷ small table`,
-    measured: c.ratios.large!.p50.median,
-    atMost: TARGETS.filteredP50RatioLargeToSmall,
-  })),
+  ...(scaling?.comparisons ?? []).map((c) =>
+    atMost(`${c.name}: p50, large ÷ small table`, c.ratios.large!.p50.median, T.filteredP50RatioLargeToSmall),
+  ),
 ];
 
 /** `median (min–max)` */
@@ -93,16 +77,8 @@ const comparisonTable = (comparisons: Comparison[]) =>
         ...[side.rssMB, side.dynamodbPerRequest, statuses(side.statuses)],
       ]),
       ...Object.entries(c.ratios).map(([name, r]) => [
-        '',
-        '',
-        `${name} ÷ ${c.sides[0]!.name}`,
-        s(r.rps),
-        s(r.p50),
-        s(r.p99),
-        s(r.cpu),
-        '',
-        '',
-        '',
+        ...['', '', `${name} ÷ ${c.sides[0]!.name}`, ...(['rps', 'p50', 'p99', 'cpu'] as const).map((k) => s(r[k]))],
+        ...['', '', ''],
       ]),
     ]),
   ]);
@@ -116,16 +92,11 @@ export const report = (input: ReportInput) => {
     `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side ` +
       `(parts 3 and 4: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
   );
+  const [small, large] = scaling?.animals ?? [];
   const parts: Array<[string, Comparison[] | HandlerFigures[] | undefined]> = [
-    [
-      '1. npm start (its defaults) against the bare one-call server; DynamoDB/req: requests on the wire',
-      server?.comparisons,
-    ],
+    ['1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire', server?.comparisons],
     ['2. Each handler alone, warm, against the floor; per invocation, medians over rounds', handlers],
-    [
-      `3. Filtered listing: ${scaling?.animals[1]} animals (large) against ${scaling?.animals[0]} (small)`,
-      scaling?.comparisons,
-    ],
+    [`3. Filtered listing: ${large} animals (large) against ${small} (small)`, scaling?.comparisons],
     ['4. Filtered listing, 1,000 animals: PETSTORE_INDEX_SHARDS=4 against 1', shards],
   ];
   for (const [title, figures] of parts) {

@@ -9,7 +9,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { Pet, PetStatus } from '../../shared/api/schemas.ts';
-import { petsTable } from '../../shared/dynamodb/tables.ts';
+import { statusShardKey } from '../../shared/dynamodb/status-shards.ts';
+import { petsTable, STATUS_SHARD_ATTRIBUTE } from '../../shared/dynamodb/tables.ts';
 import { inParallel } from '../../tools/harness/http-client.ts';
 
 /** Seeded ids live far above the ids the service hands out, so creates never collide with them. */
@@ -17,12 +18,16 @@ export const SEED_FIRST_ID = 1_000_000_000;
 export const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 const BATCH_SIZE = 25; // DynamoDB's BatchWriteItem limit
 
-const seededPet = (index: number): Pet => ({
-  id: SEED_FIRST_ID + index,
-  name: `Seeded animal ${index}`,
-  categoryId: (index % 50) + 1,
-  status: STATUSES[index % STATUSES.length]!,
-});
+/** As the service writes it at `npm start`'s default of one index shard: with its status index key. */
+const seededPet = (index: number) => {
+  const pet: Pet = {
+    id: SEED_FIRST_ID + index,
+    name: `Seeded animal ${index}`,
+    categoryId: (index % 50) + 1,
+    status: STATUSES[index % 3]!,
+  };
+  return { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, 1) };
+};
 
 /** Writes seeded animals `from` (inclusive) to `to` (exclusive); resolves to the milliseconds it took. */
 export const seedPets = async (endpoint: string, from: number, to: number, parallelBatches = 16): Promise<number> => {

@@ -52,6 +52,17 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string | number>>): stri
 
 export type Target = { figure: string; measured: number } & ({ atMost: number } | { atLeast: number });
 
+export const atMost = (figure: string, measured: number, limit: number): Target => ({
+  figure,
+  measured,
+  atMost: limit,
+});
+export const atLeast = (figure: string, measured: number, limit: number): Target => ({
+  figure,
+  measured,
+  atLeast: limit,
+});
+
 /** Prints each figure against its target; returns them with their verdicts, for the results file. */
 export const printTargets = (targets: readonly Target[]) => {
   const checks = targets.map(({ figure, measured, ...limit }) =>
