@@ -91,6 +91,7 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
 };
 type Turn = Awaited<ReturnType<typeof turn>>;
 
+const total = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const sum = (records: Record<string, number>[]) =>
   records.reduce<Record<string, number>>((into, from) => {
     for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
@@ -98,34 +99,28 @@ const sum = (records: Record<string, number>[]) =>
   }, {});
 
 const figures = (side: Side, turns: Turn[]) => {
-  const requests = turns.reduce((total, t) => total + t.requests, 0);
+  const requests = total(turns.map((t) => t.requests));
   const statuses = sum(turns.map((t) => t.statuses));
   const unexpected = Object.entries(statuses).filter(([status]) => Number(status) !== side.expectedStatus);
+  const over = (figure: 'rps' | 'p50' | 'p99' | 'cpu', digits = 2) =>
+    spread(
+      turns.map((t) => t[figure]),
+      digits,
+    );
   return {
     name: side.name,
-    rps: spread(
-      turns.map((t) => t.rps),
-      0,
-    ),
-    p50: spread(turns.map((t) => t.p50)),
-    p99: spread(turns.map((t) => t.p99)),
+    ...{ rps: over('rps', 0), p50: over('p50'), p99: over('p99') },
     /** CPU time of the server process per request, its embedded DynamoDB included. */
-    cpuMsPerRequest: spread(
-      turns.map((t) => t.cpu),
-      3,
-    ),
+    cpuMsPerRequest: over('cpu', 3),
     /** The process's largest RSS at the end of a turn. */
     rssMB: Math.round(Math.max(...turns.map((t) => t.rssMB))),
     /** Every DynamoDB request on the wire per API request, whatever the operation, over all rounds. */
-    dynamodbPerRequest: round(
-      Object.values(sum(turns.map((t) => t.dynamodb))).reduce((total, n) => total + n, 0) / requests,
-      3,
-    ),
+    dynamodbPerRequest: round(total(Object.values(sum(turns.map((t) => t.dynamodb)))) / requests, 3),
     requests,
     /** Every answer by status, over all rounds. */
     statuses,
     /** Answers other than the expected status, connection errors and timeouts. */
-    failed: unexpected.reduce((total, [, n]) => total + n, 0) + turns.reduce((total, t) => total + t.errors, 0),
+    failed: total(unexpected.map(([, n]) => n)) + total(turns.map((t) => t.errors)),
   };
 };
 
