@@ -6,8 +6,8 @@
 // and during the bursts, and the server's peak RSS. Writes bench/results-load.json.
 // Environment: LOAD_CONNECTIONS (500 a burst), LOAD_ROUNDS (5 bursts).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
+import { type HttpClient, httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { sampleHttpRequest } from '../tools/harness/sample-requests.ts';
 import { machine, percentile, round } from './support/stats.ts';
@@ -33,27 +33,22 @@ const memory = () => {
   return { rss: field('VmRSS'), peak: field('VmHWM') };
 };
 
-const send = (agent: Agent, spec: { method: string; path: string; headers?: Record<string, string>; body?: string }) =>
-  new Promise<{ status: number; ms: number }>((resolve) => {
-    const started = performance.now();
-    const req = request(
-      `${server.baseUrl}${spec.path}`,
-      { method: spec.method, agent, headers: spec.headers },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-      },
-    );
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
-    req.end(spec.body);
-  });
+/** One request through `client`, timed; status 0 when no answer came. */
+const send = async (client: HttpClient, spec: RequestSpec) => {
+  const started = performance.now();
+  const status = await client.send(spec).then(
+    ({ status }) => status,
+    () => 0,
+  );
+  return { status, ms: performance.now() - started };
+};
 
 /** The normal client: one request after another until stopped; latencies by phase. */
 const normal = { phase: 'idle', latencies: new Map<string, number[]>(), failures: 0, running: true };
-const normalAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+const normalClient = httpClient(server.baseUrl, 1);
 const normalLoop = (async () => {
   while (normal.running) {
-    const { status, ms } = await send(normalAgent, list);
+    const { status, ms } = await send(normalClient, list);
     if (status !== 200) normal.failures++;
     if (!normal.latencies.has(normal.phase)) normal.latencies.set(normal.phase, []);
     normal.latencies.get(normal.phase)!.push(ms);
@@ -77,9 +72,10 @@ try {
   const burstSeconds: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     normal.phase = 'bursts';
-    const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+    const burst = httpClient(server.baseUrl, Infinity);
     const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => send(agent, i % 2 ? list : create(i))));
+    const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => send(burst, i % 2 ? list : create(i))));
+    burst.close();
     burstSeconds.push(round((performance.now() - started) / 1000));
     for (const { status } of answers) statuses[status] = (statuses[status] ?? 0) + 1;
     normal.phase = 'pipelining client';
@@ -88,7 +84,7 @@ try {
   hog.destroy();
   normal.running = false;
   await normalLoop;
-  normalAgent.destroy();
+  normalClient.close();
 
   const count = (test: (status: number) => boolean) =>
     Object.entries(statuses).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);

@@ -117,7 +117,7 @@ const measureServer = () =>
   measure(
     [startBareServer(), startUserServer({}, undefined, KEYS), ...others.map((dir) => startUserServer({}, dir, KEYS))],
     ['bare', 'npm start', ...others.map((dir) => basename(dir))],
-    (server) => seedPets(server.dynamodbEndpoint, 0, SMALL_TABLE),
+    (server) => seedPets(server.dynamodbEndpoint, SMALL_TABLE),
     routes.map(([name, request, options]) => [name, async () => request, options]),
   );
 
@@ -139,7 +139,7 @@ const measureScaling = async () => {
     [startUserServer(), startUserServer()],
     ['small', 'large'],
     async (server, i) => {
-      const ms = await seedPets(server.dynamodbEndpoint, 0, animals[i]!);
+      const ms = await seedPets(server.dynamodbEndpoint, animals[i]!);
       if (i) seedingMs = ms;
     },
     (['first', 'middle'] as const).map((page) => [

@@ -30,7 +30,7 @@ const server = await startLocalServer(
 const probe = server.probe!;
 let failedChecks = 0;
 try {
-  await seedPets(runningDynamoDB(server.dataDir)!, 0, SEEDED);
+  await seedPets(runningDynamoDB(server.dataDir)!, SEEDED);
   const auth = { Authorization: `Bearer ${server.key}` };
   const prefix = new URL(server.baseUrl).pathname;
   const createdIds: number[] = [];

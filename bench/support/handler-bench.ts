@@ -62,7 +62,7 @@ export const prepareHandlerBench = async () => {
   const work = mkdtempSync(join(tmpdir(), 'petstore-handlers-'));
   const dynamodb = await startEmbeddedDynamoDB(work);
   await ensureTables(dynamodb.endpoint);
-  await seedPets(dynamodb.endpoint, 0, 1_000);
+  await seedPets(dynamodb.endpoint, 1_000);
   Object.assign(process.env, dynamodbEnvironment(dynamodb.endpoint));
   const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
   const built = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(ENTRIES[name], join(out, name))));

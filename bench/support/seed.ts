@@ -29,15 +29,14 @@ const seededPet = (index: number) => {
   return { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, 1) };
 };
 
-/** Writes seeded animals `from` (inclusive) to `to` (exclusive); resolves to the milliseconds it took. */
-export const seedPets = async (endpoint: string, from: number, to: number, parallelBatches = 16): Promise<number> => {
+/** Writes `count` seeded animals, 16 batches in flight; resolves to the milliseconds it took. */
+export const seedPets = async (endpoint: string, count: number): Promise<number> => {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(endpoint)));
   const started = performance.now();
   try {
-    const batches = Math.ceil((to - from) / BATCH_SIZE);
-    await inParallel(batches, parallelBatches, async (batch) => {
-      const first = from + batch * BATCH_SIZE;
-      const indexes = Array.from({ length: Math.min(BATCH_SIZE, to - first) }, (_, i) => first + i);
+    await inParallel(Math.ceil(count / BATCH_SIZE), 16, async (batch) => {
+      const first = batch * BATCH_SIZE;
+      const indexes = Array.from({ length: Math.min(BATCH_SIZE, count - first) }, (_, i) => first + i);
       let requests: BatchWriteCommandInput['RequestItems'] = {
         [petsTable.name]: indexes.map((index) => ({ PutRequest: { Item: seededPet(index) } })),
       };
