@@ -101,32 +101,22 @@ try {
       `heap used ${range(samples.map((s) => s.heapUsed))}\n` +
       `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s, ${MiB(endMemory.heapUsed)} MiB at the end`,
   );
-  const checks = [
-    { what: `no request failed (${failures} failed)`, ok: failures === 0 },
-    {
-      what: `every created animal is readable (${unreadable} of ${createdIds.length} not)`,
-      ok: unreadable === 0 && createdIds.length > 0,
-    },
-    {
-      what: `heap stayed flat (${MiB(growth)} MiB ≤ ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`,
-      ok: growth <= FLAT_HEAP_GROWTH_BYTES,
-    },
+  const checks: Array<[string, boolean]> = [
+    [`no request failed (${failures} failed)`, failures === 0],
+    [
+      `every created animal is readable (${unreadable} of ${createdIds.length} not)`,
+      !unreadable && createdIds.length > 0,
+    ],
+    [`heap stayed flat (${MiB(growth)} MiB ≤ ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`, growth <= FLAT_HEAP_GROWTH_BYTES],
   ];
-  for (const { what, ok } of checks) console.log(`${ok ? 'ok' : 'FAILED'}: ${what}`);
-  failedChecks = checks.filter(({ ok }) => !ok).length;
+  for (const [what, ok] of checks) console.log(`${ok ? 'ok' : 'FAILED'}: ${what}`);
+  failedChecks = checks.filter(([, ok]) => !ok).length;
+  const { duration: seconds, requests, latency } = result;
   const results = {
-    measuredAt: new Date().toISOString(),
-    machine,
-    ...{
-      connections: CONNECTIONS,
-      seconds: result.duration,
-      requests: result.requests.total,
-      requestsPerSecond: result.requests.average,
-    },
-    latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
-    failed,
+    ...{ measuredAt: new Date().toISOString(), machine, connections: CONNECTIONS, seconds, requests: requests.total },
+    ...{ requestsPerSecond: requests.average, latencyMs: { p50: latency.p50, p99: latency.p99 }, failed },
     memory: { warm: warmMemory, end: endMemory, heapGrowthBytes: growth, samples },
-    ...{ created: createdIds.length, unreadable, checks },
+    ...{ created: createdIds.length, unreadable, checks: checks.map(([what, ok]) => ({ what, ok })) },
   };
   writeFileSync(new URL('./results-soak.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
   console.log('wrote bench/results-soak.json');
