@@ -3,41 +3,20 @@
 // --enable-source-maps, on both sides). Knobs: HANDLER_ROUNDS (7), HANDLER_INVOCATIONS (400 a
 // round), HANDLER_FUNCTIONS (a comma-separated subset), HANDLER_TRACING (off,sampled,unsampled),
 // HANDLER_SETTINGS (production,staging).
-import { measureHandlers, type Settings } from './support/handler-bench.ts';
-import { table, verdict } from './support/stats.ts';
+import {
+  handlersTable,
+  handlerTargets,
+  measureHandlers,
+  type Settings,
+  type Tracing,
+} from './support/handler-bench.ts';
+import { printTargets } from './support/stats.ts';
 
-/** CPU per invocation ÷ the floor's, with the stage's tracing on (issue 22); off, the function's own. */
-const TARGETS = { off: 1.15, sampled: 1.3, unsampled: 1.15 } as const;
-
-const settings = (process.env.HANDLER_SETTINGS ?? 'production,staging').split(',') as Settings[];
-const figures = await measureHandlers(undefined, process.env.HANDLER_FUNCTIONS?.split(','), console.error, settings);
-console.log(
-  table([
-    [
-      'function',
-      'settings',
-      'tracing',
-      'CPU ms/inv',
-      'floor',
-      'CPU ratio',
-      'target',
-      '',
-      'p50 ratio',
-      'p99 ratio',
-      'CPU ratio per round',
-    ],
-    ...figures.map((f) => [
-      f.function,
-      f.settings,
-      f.tracing,
-      f.cpuMs,
-      f.floorCpuMs,
-      f.cpuRatio,
-      `≤ ${TARGETS[f.tracing]}`,
-      verdict(f.cpuRatio <= TARGETS[f.tracing]),
-      f.p50Ratio,
-      f.p99Ratio,
-      f.cpuRatioPerRound.join(' '),
-    ]),
-  ]),
-);
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',');
+const figures = await measureHandlers(undefined, {
+  only: process.env.HANDLER_FUNCTIONS?.split(','),
+  settings: list('HANDLER_SETTINGS', 'production,staging') as Settings[],
+  tracing: list('HANDLER_TRACING', 'off,sampled,unsampled') as Tracing[],
+});
+console.log(handlersTable(figures));
+printTargets(handlerTargets(figures));

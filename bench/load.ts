@@ -6,59 +6,58 @@
 // and during the bursts, and the server's peak RSS. Writes bench/results-load.json.
 // Environment: LOAD_CONNECTIONS (500 a burst), LOAD_ROUNDS (5 bursts).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
+import { type HttpClient, httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
-import { describeMachine, machineInfo } from './support/machine.ts';
-import { round, summarize } from './support/stats.ts';
+import { sampleHttpRequest } from '../tools/harness/sample-requests.ts';
+import { machine, percentile, round } from './support/stats.ts';
 
 const BURST = Number(process.env.LOAD_CONNECTIONS ?? 500);
 const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 5);
 const PIPELINED = 1_000;
-const MiB = (kB: number) => round(kB / 1024, 1);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-console.log(`machine: ${describeMachine(machineInfo())}`);
+console.log(`machine: ${machine.description}`);
 const server = await startLocalServer({ LOG_LEVEL: 'ERROR' }, { defaults: true, keepOutput: false });
 const auth = { Authorization: `Bearer ${server.key}` };
 const { hostname, port, pathname } = new URL(server.baseUrl);
+// The harness's sample requests (tools/harness/sample-requests.ts), with the bench's page size and names.
+const list = sampleHttpRequest('listPets', { query: { limit: '20' } }, { headers: auth });
+const create = (i: number) =>
+  sampleHttpRequest('createPet', { body: { name: `load ${i}`, categoryId: 1 } }, { headers: auth });
 
-/** The server's resident memory now and at its peak (Linux /proc), in kB. */
+/** The server's resident memory now and at its peak (Linux /proc), in MiB. */
 const memory = () => {
   const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN);
+  const field = (name: string) => round(Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1]) / 1024, 1);
   return { rss: field('VmRSS'), peak: field('VmHWM') };
 };
 
-const send = (agent: Agent, method: string, path: string, body?: string) =>
-  new Promise<{ status: number; ms: number }>((resolve) => {
-    const started = performance.now();
-    const headers = body ? { ...auth, 'Content-Type': 'application/json' } : auth;
-    const req = request(`${server.baseUrl}${path}`, { method, agent, headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-    });
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
-    req.end(body);
-  });
+/** One request through `client`, timed; status 0 when no answer came. */
+const send = async (client: HttpClient, spec: RequestSpec) => {
+  const started = performance.now();
+  const status = await client.send(spec).then(
+    ({ status }) => status,
+    () => 0,
+  );
+  return { status, ms: performance.now() - started };
+};
 
 /** The normal client: one request after another until stopped; latencies by phase. */
 const normal = { phase: 'idle', latencies: new Map<string, number[]>(), failures: 0, running: true };
-const normalAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+const normalClient = httpClient(server.baseUrl, 1);
 const normalLoop = (async () => {
   while (normal.running) {
-    const { status, ms } = await send(normalAgent, 'GET', '/pets?limit=20');
+    const { status, ms } = await send(normalClient, list);
     if (status !== 200) normal.failures++;
-    const latencies = normal.latencies.get(normal.phase) ?? [];
-    latencies.push(ms);
-    normal.latencies.set(normal.phase, latencies);
+    if (!normal.latencies.has(normal.phase)) normal.latencies.set(normal.phase, []);
+    normal.latencies.get(normal.phase)!.push(ms);
   }
 })();
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 try {
   const before = memory();
   await pause(2000);
-
   // The pipelining client: 1,000 requests a second, in one write each, and never a read.
   normal.phase = 'pipelining client';
   const hog = connect(Number(port), hostname);
@@ -68,22 +67,16 @@ try {
     hog.write(pipelined.repeat(PIPELINED));
     await pause(1000);
   }
-
   // Bursts: BURST connections at once, each one request (half listings, half creates).
   const statuses: Record<number, number> = {};
-  const burstMs: number[] = [];
-  for (let round_ = 0; round_ < ROUNDS; round_++) {
+  const burstSeconds: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
     normal.phase = 'bursts';
-    const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+    const burst = httpClient(server.baseUrl, Infinity);
     const started = performance.now();
-    const answers = await Promise.all(
-      Array.from({ length: BURST }, (_, i) =>
-        i % 2
-          ? send(agent, 'GET', '/pets?limit=20')
-          : send(agent, 'POST', '/pets', JSON.stringify({ name: `load ${i}`, categoryId: 1 })),
-      ),
-    );
-    burstMs.push(performance.now() - started);
+    const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => send(burst, i % 2 ? list : create(i))));
+    burst.close();
+    burstSeconds.push(round((performance.now() - started) / 1000));
     for (const { status } of answers) statuses[status] = (statuses[status] ?? 0) + 1;
     normal.phase = 'pipelining client';
     await pause(1000);
@@ -91,37 +84,32 @@ try {
   hog.destroy();
   normal.running = false;
   await normalLoop;
-  normalAgent.destroy();
+  normalClient.close();
 
   const count = (test: (status: number) => boolean) =>
     Object.entries(statuses).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
   const latency = (phase: string) => {
-    const { requests, p50, p99 } = summarize(normal.latencies.get(phase) ?? [], 1);
-    return { requests, p50, p99 };
+    const sorted = (normal.latencies.get(phase) ?? []).sort((a, b) => a - b);
+    return { requests: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)) };
   };
-  const after = memory();
+  const [alone, bursts, after] = [latency('pipelining client'), latency('bursts'), memory()];
   const results = {
-    machine: machineInfo(),
-    burst: { connections: BURST, rounds: ROUNDS, secondsEach: burstMs.map((ms) => round(ms / 1000)), statuses },
+    machine,
+    burst: { connections: BURST, rounds: ROUNDS, secondsEach: burstSeconds, statuses },
     fiveXx: count((s) => s >= 500),
     tooManyRequests: count((s) => s === 429),
     noAnswer: count((s) => s === 0),
-    normalClient: {
-      failures: normal.failures,
-      withPipeliningClient: latency('pipelining client'),
-      duringBursts: latency('bursts'),
-    },
-    rssMiB: { atStart: MiB(before.rss), atEnd: MiB(after.rss), peak: MiB(after.peak) },
+    normalClient: { failures: normal.failures, withPipeliningClient: alone, duringBursts: bursts },
+    rssMiB: { atStart: before.rss, atEnd: after.rss, peak: after.peak },
   };
   writeFileSync('bench/results-load.json', `${JSON.stringify(results, null, 2)}\n`);
-  const { withPipeliningClient: alone, duringBursts: bursts } = results.normalClient;
   console.log(
     [
-      `${ROUNDS} bursts of ${BURST} simultaneous connections (${results.burst.secondsEach.join(', ')} s each): ${JSON.stringify(statuses)}`,
+      `${ROUNDS} bursts of ${BURST} simultaneous connections (${burstSeconds.join(', ')} s each): ${JSON.stringify(statuses)}`,
       `5xx: ${results.fiveXx}   429: ${results.tooManyRequests}   no answer: ${results.noAnswer}`,
       `normal client beside the pipelining client: p50 ${alone.p50} ms, p99 ${alone.p99} ms (${alone.requests} requests)`,
       `normal client during the bursts: p50 ${bursts.p50} ms, p99 ${bursts.p99} ms (${bursts.requests} requests); failures: ${normal.failures}`,
-      `server RSS: ${results.rssMiB.atStart} MiB at start, ${results.rssMiB.atEnd} MiB at the end, peak ${results.rssMiB.peak} MiB`,
+      `server RSS: ${before.rss} MiB at start, ${after.rss} MiB at the end, peak ${after.peak} MiB`,
     ].join('\n'),
   );
   if (results.fiveXx || results.noAnswer || normal.failures) process.exitCode = 1;

@@ -24,12 +24,12 @@ import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import { httpClient, inParallel, type RequestSpec } from '../tools/harness/http-client.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { type HandlerOptions, measureHandlers } from './support/handler-bench.ts';
-import { describeMachine, machineInfo } from './support/machine.ts';
+import { measureHandlers } from './support/handler-bench.ts';
 import { report } from './support/report.ts';
-import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
+import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
 import { type BenchServer, startBareServer, startUserServer, type UserServer } from './support/servers.ts';
-import { type Comparison, compare, type Side } from './support/side-by-side.ts';
+import { type Comparison, compare, type LoadOptions, type Side } from './support/side-by-side.ts';
+import { machine } from './support/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
@@ -46,81 +46,80 @@ const load = {
 };
 // p50s settle sooner; a longer warm-up, as both servers start cold.
 const listingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.roundSeconds, 3), warmupSeconds: 1.5 };
-const handlerOptions: HandlerOptions | undefined = quick
-  ? { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }
-  : undefined;
 
 const started = performance.now();
 const log = (message: string) =>
   console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
-const machine = machineInfo();
-log(`machine: ${describeMachine(machine)}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
+log(`machine: ${machine.description}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
 
 // Each route's request is its valid sample of the harness's table (tools/harness/sample-requests.ts),
 // with what the bench sets apart: a seeded id, a page size, a status filter, a new name per create.
+type Requests = (i: number) => RequestSpec;
 const sample = (operationId: OperationId, overrides: SampleRequest) =>
   sampleHttpRequest(operationId, { ...sampleRequests[operationId].valid, ...overrides });
-const get = (limit: number, query: Record<string, string> = {}) => {
-  const spec = sample('listPets', { query: { ...query, limit: String(limit) } });
+const get = (query: Record<string, string> = {}): Requests => {
+  const spec = sample('listPets', { query: { limit: '20', ...query } });
   return () => spec;
 };
-const create = (i: number) =>
-  sample('createPet', { body: { name: `Bench ${i}`, categoryId: (i % 50) + 1, status: 'available' } });
+const create = (i: number, status = 'available') =>
+  sample('createPet', { body: { name: `Bench ${i}`, categoryId: (i % 50) + 1, status } });
 const getSeeded = (i: number) =>
   sample('getPet', { pathParameters: { petId: String(SEED_FIRST_ID + (i % SMALL_TABLE)) } });
-/** Request i carries keys[i % keys.length]. */
-const withKey =
-  (keys: string[], request: (i: number) => RequestSpec) =>
-  (i: number): RequestSpec => {
-    const spec = request(i);
-    return { ...spec, headers: { Authorization: `Bearer ${keys[i % keys.length]}`, ...spec.headers } };
-  };
-/** A server's side: through `keys` when it takes any (the bare server takes none). */
-const side = (name: string, server: BenchServer, request: (i: number) => RequestSpec, keys?: string[]): Side => ({
+/** A server's side; request i carries its keys[i % keys.length] (the bare server takes none). */
+const side = (name: string, server: BenchServer & { keys?: string[] }, request: Requests): Side => ({
   name,
   server,
-  request: keys ? withKey(keys, request) : request,
+  request: (i) => {
+    const spec = request(i);
+    const keys = server.keys ?? [];
+    return keys.length
+      ? { ...spec, headers: { Authorization: `Bearer ${keys[i % keys.length]}`, ...spec.headers } }
+      : spec;
+  },
   expectedStatus: request(0).method === 'POST' ? 201 : 200,
 });
-/** Several keys, as many clients: each key has its own limit (PETSTORE_KEY_RATE, 1,000/s by default). */
-const keysOf = async (server: UserServer) => [server.key, ...(await server.keys(KEYS - 1))];
 
-const measureServer = async () => {
-  const [bare, user, ...earlier] = await Promise.all([
-    startBareServer(),
-    startUserServer(),
-    ...others.map((dir) => startUserServer({}, dir)),
-  ]);
-  const servers = [bare, user, ...earlier];
+/** Starts `servers`, `fill`s each, then compares them on each of `requests` under `options`; stops them. */
+const measure = async (
+  servers: Array<Promise<BenchServer & { keys?: string[] }>>,
+  names: string[],
+  fill: (server: UserServer, side: number) => Promise<unknown>,
+  requests: Array<[string, (server: UserServer, side: number) => Promise<Requests>, LoadOptions]>,
+) => {
+  const started = await Promise.all(servers);
   try {
-    await Promise.all(servers.map((s) => seedPets(s.dynamodbEndpoint, 0, SMALL_TABLE)));
-    const keys = await Promise.all([user, ...earlier].map(keysOf));
-    const sides = (request: (i: number) => RequestSpec) => [
-      side('bare', bare, request),
-      side('npm start', user, request, keys[0]),
-      ...earlier.map((server, i) => side(basename(others[i]!), server, request, keys[i + 1])),
-    ];
-    const routes: Array<[string, (i: number) => RequestSpec]> = [
-      ['getPet', getSeeded],
-      ['listPets', get(20)],
-      ['listPets status=sold', get(20, { status: 'sold' })],
-      ['createPet', create], // last: creates grow the table
-    ];
+    await Promise.all(started.map((server, i) => fill(server as UserServer, i)));
     const comparisons: Comparison[] = [];
-    for (const [name, request] of routes) {
-      log(`measuring ${name}, ${load.connections} connections over ${KEYS} keys`);
-      comparisons.push(await compare(name, sides(request), load));
+    for (const [name, request, options] of requests) {
+      log(`measuring ${name}, ${options.connections} connections: ${names.join(', ')}`);
+      const sides = await Promise.all(
+        started.map(async (s, i) => side(names[i]!, s, await request(s as UserServer, i))),
+      );
+      comparisons.push(await compare(name, sides, options));
     }
-    log('measuring getPet, one connection');
-    comparisons.push(await compare('getPet', sides(getSeeded), { ...load, connections: 1 }));
     // After the load: what the server holds once idle for a moment, without a forced GC.
     await new Promise((done) => setTimeout(done, 2000));
-    const rssAfterMB = Math.round((await user.probe.memory(false)).rss / 2 ** 20);
-    return { comparisons, rssAfterMB };
+    return { comparisons, rssAfterMB: Math.round((await started[1]!.probe.memory(false)).rss / 2 ** 20) };
   } finally {
-    await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all(started.map((s) => s.stop()));
   }
 };
+
+const routes: Array<[string, Requests, LoadOptions]> = [
+  ['getPet', getSeeded, load],
+  ['listPets', get(), load],
+  ['listPets status=sold', get({ status: 'sold' }), load],
+  ['createPet', create, load], // after the reads: creates grow the table
+  ['getPet', getSeeded, { ...load, connections: 1 }],
+];
+/** Several keys, as many clients: each key has its own limit (PETSTORE_KEY_RATE, 1,000/s by default). */
+const measureServer = () =>
+  measure(
+    [startBareServer(), startUserServer({}, undefined, KEYS), ...others.map((dir) => startUserServer({}, dir, KEYS))],
+    ['bare', 'npm start', ...others.map((dir) => basename(dir))],
+    (server) => seedPets(server.dynamodbEndpoint, SMALL_TABLE),
+    routes.map(([name, request, options]) => [name, async () => request, options]),
+  );
 
 /** A cursor to the page that starts about halfway through the available animals. */
 const middleCursor = async (server: UserServer, animals: number): Promise<string> => {
@@ -134,41 +133,31 @@ const middleCursor = async (server: UserServer, animals: number): Promise<string
 };
 
 const measureScaling = async () => {
-  const [small, large] = await Promise.all([startUserServer(), startUserServer()]);
-  try {
-    await seedPets(small.dynamodbEndpoint, 0, SMALL_TABLE);
-    const seedingMs = await seedPets(large.dynamodbEndpoint, 0, LARGE_TABLE);
-    log(`seeded ${LARGE_TABLE} animals in ${Math.round(seedingMs)} ms`);
-    const comparisons: Comparison[] = [];
-    for (const page of ['first', 'middle'] as const) {
-      const listing = async (server: UserServer, animals: number) => {
-        const cursor: Record<string, string> = page === 'middle' ? { cursor: await middleCursor(server, animals) } : {};
-        return get(20, { status: 'available', ...cursor });
-      };
-      const name = `listPets status, ${page} page`;
-      log(`measuring ${name}, ${SMALL_TABLE} against ${LARGE_TABLE} animals`);
-      const sides = [
-        side('small', small, await listing(small, SMALL_TABLE), [small.key]),
-        side('large', large, await listing(large, LARGE_TABLE), [large.key]),
-      ];
-      comparisons.push(await compare(name, sides, listingLoad));
-    }
-    return { animals: [SMALL_TABLE, LARGE_TABLE], seedingMs: Math.round(seedingMs), comparisons };
-  } finally {
-    await Promise.all([small.stop(), large.stop()]);
-  }
+  const animals = [SMALL_TABLE, LARGE_TABLE];
+  let seedingMs = 0;
+  const { comparisons } = await measure(
+    [startUserServer(), startUserServer()],
+    ['small', 'large'],
+    async (server, i) => {
+      const ms = await seedPets(server.dynamodbEndpoint, animals[i]!);
+      if (i) seedingMs = ms;
+    },
+    (['first', 'middle'] as const).map((page) => [
+      `listPets status, ${page} page`,
+      async (server, i) =>
+        get({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
+      listingLoad,
+    ]),
+  );
+  return { animals, seedingMs: Math.round(seedingMs), comparisons };
 };
 
-/** Creates `count` animals through the API: the index attributes are the server's own, whatever its shards. */
-const createThroughApi = async (server: UserServer, count: number) => {
+/** 1,000 animals created through the API: the index attributes are the server's own, whatever its shards. */
+const createThroughApi = async (server: UserServer) => {
   const client = httpClient(server.baseUrl, 8);
   try {
-    await inParallel(count, 8, async (i) => {
-      const spec = withKey([server.key], create)(i);
-      const answer = await client.send({
-        ...spec,
-        body: JSON.stringify({ ...JSON.parse(String(spec.body)), status: ['available', 'pending', 'sold'][i % 3] }),
-      });
+    await inParallel(SMALL_TABLE, 8, async (i) => {
+      const answer = await client.send(side('', server, (n) => create(n, STATUSES[n % 3]!)).request(i));
       if (answer.status !== 201) throw new Error(`seeding through the API: ${answer.status} ${answer.body}`);
     });
   } finally {
@@ -176,34 +165,26 @@ const createThroughApi = async (server: UserServer, count: number) => {
   }
 };
 
-const measureShards = async () => {
-  const servers = await Promise.all([startUserServer(), startUserServer({ PETSTORE_INDEX_SHARDS: '4' })]);
-  try {
-    await Promise.all(servers.map((server) => createThroughApi(server, SMALL_TABLE)));
-    const comparisons: Comparison[] = [];
-    for (const status of ['sold', 'available']) {
-      const name = `listPets status=${status}, shards`;
-      log(`measuring ${name}: PETSTORE_INDEX_SHARDS=4 against 1`);
-      const request = get(20, { status });
-      const sides = [
-        side('shards=1', servers[0], request, [servers[0].key]),
-        side('shards=4', servers[1], request, [servers[1].key]),
-      ];
-      comparisons.push(await compare(name, sides, listingLoad));
-    }
-    return comparisons;
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()));
-  }
-};
+const measureShards = async () =>
+  (
+    await measure(
+      [startUserServer(), startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
+      ['shards=1', 'shards=4'],
+      createThroughApi,
+      ['sold', 'available'].map((status) => [
+        `listPets status=${status}, shards`,
+        async () => get({ status }),
+        listingLoad,
+      ]),
+    )
+  ).comparisons;
 
 const server = parts.has('server') ? await measureServer() : undefined;
-const handlers = parts.has('handlers')
-  ? await measureHandlers(handlerOptions, undefined, log, ['production'], ['off'])
-  : undefined;
+const handlerOptions = quick ? { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 } : undefined;
+const handlers = parts.has('handlers') ? await measureHandlers(handlerOptions, { tracing: ['off'] }, log) : undefined;
 const scaling = parts.has('scaling') ? await measureScaling() : undefined;
 const shards = parts.has('shards') ? await measureShards() : undefined;
-const results = report({ machine, quick, load, listingLoad, server, handlers, scaling, shards });
+const results = report({ quick, load, listingLoad, server, handlers, scaling, shards });
 writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 log(`done in ${Math.round((performance.now() - started) / 1000)} s; wrote bench/results.json`);
 if (!results.passed) process.exitCode = 1;

@@ -6,12 +6,13 @@
 import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { runningDynamoDB } from '../infra/local/embedded-dynamodb.ts';
+import type { OperationId } from '../shared/api/routes.ts';
 import type { Pet } from '../shared/api/schemas.ts';
 import { httpClient, inParallel } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
-import { describeMachine, machineInfo } from './support/machine.ts';
+import { type SampleRequest, sampleHttpRequest } from '../tools/harness/sample-requests.ts';
 import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
-import { round } from './support/stats.ts';
+import { machine, round } from './support/stats.ts';
 
 const SECONDS = Math.max(10, Number(process.env.SOAK_SECONDS ?? 30));
 const CONNECTIONS = 50;
@@ -21,7 +22,7 @@ const SEEDED = 1_000;
 const FLAT_HEAP_GROWTH_BYTES = 8 * 2 ** 20;
 const MiB = (bytes: number) => round(bytes / 2 ** 20, 1);
 
-console.log(`machine: ${describeMachine(machineInfo())}`);
+console.log(`machine: ${machine.description}`);
 const server = await startLocalServer(
   {},
   { defaults: true, probe: true, keepOutput: false, nodeArgs: ['--expose-gc'] },
@@ -29,7 +30,7 @@ const server = await startLocalServer(
 const probe = server.probe!;
 let failedChecks = 0;
 try {
-  await seedPets(runningDynamoDB(server.dataDir)!, 0, SEEDED);
+  await seedPets(runningDynamoDB(server.dataDir)!, SEEDED);
   const auth = { Authorization: `Bearer ${server.key}` };
   const prefix = new URL(server.baseUrl).pathname;
   const createdIds: number[] = [];
@@ -37,10 +38,14 @@ try {
   const failed: Record<string, number> = {};
   let i = 0;
   const pick = <T>(items: readonly T[], n: number) => items[n % items.length]!;
-  const operation = (name: string, expected: number, request: (n: number) => autocannon.Request) => ({
-    setupRequest: (base: autocannon.Request) => ({ ...base, ...request(i++) }),
+  /** The n-th request of an operation: its sample (tools/harness/sample-requests.ts) with what varies. */
+  const operation = (operationId: OperationId, expected: number, sample: (n: number) => SampleRequest) => ({
+    setupRequest: (base: autocannon.Request) => {
+      const spec = sampleHttpRequest(operationId, sample(i++), { headers: auth });
+      return { ...base, ...spec, path: prefix + spec.path, method: spec.method as autocannon.Request['method'] };
+    },
     onResponse: (status: number, body: string) => {
-      if (status !== expected) failed[name] = (failed[name] ?? 0) + 1;
+      if (status !== expected) failed[operationId] = (failed[operationId] ?? 0) + 1;
       else if (status === 201) {
         const pet = JSON.parse(body) as Pet;
         created.set(pet.id, body);
@@ -49,20 +54,13 @@ try {
     },
   });
   const create = operation('createPet', 201, (n) => ({
-    method: 'POST',
-    path: `${prefix}/pets`,
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name: `Soak ${n}`, categoryId: (n % 97) + 1, status: pick(STATUSES, n) }),
+    body: { name: `Soak ${n}`, categoryId: (n % 97) + 1, status: pick(STATUSES, n) },
   }));
   const read = operation('getPet', 200, (n) => ({
-    method: 'GET',
-    path: `${prefix}/pets/${createdIds.length ? pick(createdIds, n * 7919) : SEED_FIRST_ID + (n % SEEDED)}`,
-    headers: auth,
+    pathParameters: { petId: String(createdIds.length ? pick(createdIds, n * 7919) : SEED_FIRST_ID + (n % SEEDED)) },
   }));
   const list = operation('listPets', 200, (n) => ({
-    method: 'GET',
-    path: `${prefix}/pets?limit=${(n % 100) + 1}${n % 3 ? `&status=${pick(STATUSES, n)}` : ''}`,
-    headers: auth,
+    query: { limit: String((n % 100) + 1), ...(n % 3 && { status: pick(STATUSES, n) }) },
   }));
 
   const samples: Array<{ second: number; rss: number; heapUsed: number }> = [];
@@ -81,8 +79,7 @@ try {
     requests: [create, read, list, create, read, list, create, read, list, list],
   });
   clearInterval(sampler);
-  const warmMemory = await warm;
-  const endMemory = await probe.memory(true);
+  const [warmMemory, endMemory] = [await warm, await probe.memory(true)];
 
   // Every created animal, read back one by one.
   const reader = httpClient(server.baseUrl, CONNECTIONS);
@@ -99,38 +96,27 @@ try {
   const range = (values: number[]) => `${MiB(Math.min(...values))}–${MiB(Math.max(...values))} MiB`;
   console.log(
     `\n${CONNECTIONS} connections for ${result.duration} s: ${result.requests.total} requests, ${result.requests.average}/s, ` +
-      `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; failed ${JSON.stringify(failed)}, ${result.errors} errors, ${result.timeouts} timeouts`,
-  );
-  console.log(
-    `Server memory, ${samples.length} samples 1 s apart: RSS ${range(samples.map((s) => s.rss))} (LevelDB's native caches included), ` +
-      `heap used ${range(samples.map((s) => s.heapUsed))}`,
-  );
-  console.log(
-    `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s, ${MiB(endMemory.heapUsed)} MiB at the end`,
+      `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; failed ${JSON.stringify(failed)}, ${result.errors} errors, ${result.timeouts} timeouts\n` +
+      `Server memory, ${samples.length} samples 1 s apart: RSS ${range(samples.map((s) => s.rss))} (LevelDB's native caches included), ` +
+      `heap used ${range(samples.map((s) => s.heapUsed))}\n` +
+      `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s, ${MiB(endMemory.heapUsed)} MiB at the end`,
   );
   const checks: Array<[string, boolean]> = [
     [`no request failed (${failures} failed)`, failures === 0],
     [
       `every created animal is readable (${unreadable} of ${createdIds.length} not)`,
-      unreadable === 0 && createdIds.length > 0,
+      !unreadable && createdIds.length > 0,
     ],
     [`heap stayed flat (${MiB(growth)} MiB ≤ ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`, growth <= FLAT_HEAP_GROWTH_BYTES],
   ];
   for (const [what, ok] of checks) console.log(`${ok ? 'ok' : 'FAILED'}: ${what}`);
   failedChecks = checks.filter(([, ok]) => !ok).length;
+  const { duration: seconds, requests, latency } = result;
   const results = {
-    measuredAt: new Date().toISOString(),
-    machine: machineInfo(),
-    connections: CONNECTIONS,
-    seconds: result.duration,
-    requests: result.requests.total,
-    requestsPerSecond: result.requests.average,
-    latencyMs: { p50: result.latency.p50, p99: result.latency.p99 },
-    failed,
+    ...{ measuredAt: new Date().toISOString(), machine, connections: CONNECTIONS, seconds, requests: requests.total },
+    ...{ requestsPerSecond: requests.average, latencyMs: { p50: latency.p50, p99: latency.p99 }, failed },
     memory: { warm: warmMemory, end: endMemory, heapGrowthBytes: growth, samples },
-    created: createdIds.length,
-    unreadable,
-    checks: checks.map(([what, ok]) => ({ what, ok })),
+    ...{ created: createdIds.length, unreadable, checks: checks.map(([what, ok]) => ({ what, ok })) },
   };
   writeFileSync(new URL('./results-soak.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
   console.log('wrote bench/results-soak.json');

@@ -1,7 +1,8 @@
 // The floor: bare Lambda handlers that make the very DynamoDB call of each function
 // with a DocumentClient made at init, and return JSON. No middleware, validation,
 // logging or metrics. Bundled like the functions (bench/support/bundles.ts), they are
-// what a function costs at the least; the handler benchmarks set each function against them.
+// what a function costs at the least; the handler benchmarks set each function against them,
+// and the bare server (bench/support/bare-server.ts) serves them over HTTP.
 
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -47,8 +48,17 @@ export const listPets = async (event: APIGatewayProxyEvent) => {
 export const createPet = async (event: APIGatewayProxyEvent) => {
   const body = { status: 'available', ...JSON.parse(event.body ?? '{}') };
   const pet = { id: nextId++, ...body, statusShard: `${body.status}#0` }; // the index key at N = 1
-  // Conditional, as the service's put is (the condition's own terms cost the client nothing to speak of).
-  await client.send(new PutCommand({ TableName: pets, Item: pet, ConditionExpression: 'attribute_not_exists(id)' }));
+  // The service's very condition (pets-repository.ts), whose parsing the embedded DynamoDB pays for.
+  await client.send(
+    new PutCommand({
+      TableName: pets,
+      Item: pet,
+      ConditionExpression:
+        'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
+      ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
+      ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
+    }),
+  );
   return reply(201, pet);
 };
 

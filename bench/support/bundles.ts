@@ -7,13 +7,11 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { BUNDLING_BANNER, LAMBDA_ALIASES } from '../../infra/constructs/bundled-function.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
-import { AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, type FunctionName, routes } from '../../shared/api/routes.ts';
 
 export interface DeployedBundle {
   /** The function's name in the stack: an operationId, or `authorizer`. */
-  name: string;
-  /** Its entry file in the repository. */
-  entry: string;
+  name: FunctionName;
   file: string;
   /** The environment the stack gives it; values resolved only at deploy time get a stand-in. */
   environment: Record<string, string>;
@@ -25,10 +23,11 @@ interface TemplateResource {
   Properties?: { Environment?: { Variables?: Record<string, unknown> } };
 }
 
-const entries: Record<string, string> = {
+/** Each function's entry file. */
+export const ENTRIES = {
   ...Object.fromEntries(routes.map((r) => [r.operationId, r.entry])),
   authorizer: AUTHORIZER_ENTRY,
-};
+} as Record<FunctionName, string>;
 
 /** The functions of one stack's template whose asset is an ESM bundle of functions/. */
 export const deployedBundles = (cdkOut: string, stack: string): DeployedBundle[] => {
@@ -38,7 +37,7 @@ export const deployedBundles = (cdkOut: string, stack: string): DeployedBundle[]
   return Object.values(template.Resources).flatMap((resource) => {
     const asset = resource.Metadata?.['aws:asset:path'];
     const name = /\/Functions\/([^/]+)\//.exec(resource.Metadata?.['aws:cdk:path'] ?? '')?.[1];
-    if (resource.Type !== 'AWS::Lambda::Function' || !asset || !name || !entries[name]) return [];
+    if (resource.Type !== 'AWS::Lambda::Function' || !asset || !name || !(name in ENTRIES)) return [];
     const file = join(cdkOut, asset, 'index.mjs');
     if (!existsSync(file)) return [];
     const variables = resource.Properties?.Environment?.Variables ?? {};
@@ -50,16 +49,11 @@ export const deployedBundles = (cdkOut: string, stack: string): DeployedBundle[]
           typeof value === 'string' ? value : `deploy-time-${variable.toLowerCase()}`,
         ]),
     );
-    return [{ name, entry: entries[name]!, file, environment }];
+    return [{ name: name as FunctionName, file, environment }];
   });
 };
 
-export interface BundleSize {
-  bytes: number;
-  gzipBytes: number;
-}
-
-export const bundleSize = (file: string): BundleSize => ({
+export const bundleSize = (file: string) => ({
   bytes: statSync(file).size,
   gzipBytes: gzipSync(readFileSync(file)).length,
 });

@@ -2,7 +2,7 @@
 // handlers.ts): both bundled as the stack bundles them, both talking to the same embedded
 // DynamoDB, which runs in this process so that its CPU is counted on neither side. The
 // two take turns, round after round; a ratio is the median of the rounds' ratios.
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -13,74 +13,33 @@ import { fileURLToPath } from 'node:url';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment, LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
-import { AUTHORIZER_ENTRY, type OperationId, routes } from '../../shared/api/routes.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../../shared/api/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable, tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
-import { buildBundle } from './bundles.ts';
+import { listenOnLoopback } from '../../tools/harness/loopback.ts';
+import { buildBundle, ENTRIES } from './bundles.ts';
 import { proxyEvent, tokenEvent } from './handler-events.ts';
 import type { HostRequest, RunResult } from './handler-host.ts';
 import { SEED_FIRST_ID, seedPets } from './seed.ts';
-import { median, percentile, ratio, round } from './stats.ts';
+import { atMost, cells, median, percentile, ratio, round, type Target, table } from './stats.ts';
 
-export type FunctionName = OperationId | 'authorizer';
 /**
  * Off: the function with the stage's tracing switch off. Sampled and unsampled: the same bundle
  * with it on, as both stages deploy it, each invocation under a trace header that Lambda sampled or did not.
  */
 export type Tracing = 'off' | 'sampled' | 'unsampled';
-/**
- * The stage's Node settings, on both sides alike: production's, or staging's, whose
- * `--enable-source-maps` (infra/stages.ts) makes every stack trace go through the source map.
- */
+/** The stage's Node settings, on both sides alike: staging's `--enable-source-maps` (infra/stages.ts) or not. */
 export type Settings = 'production' | 'staging';
 const NODE_OPTIONS_OF: Record<Settings, string[]> = { production: [], staging: ['--enable-source-maps'] };
+/** CPU per invocation ÷ the floor's, with the stage's tracing on (issue 22); off, the function's own. */
+const TARGETS: Record<Tracing, number> = { off: 1.15, sampled: 1.3, unsampled: 1.15 };
 const HOST = fileURLToPath(new URL('./handler-host.ts', import.meta.url));
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
-const SEEDED = 1_000;
 
-export interface HandlerOptions {
-  rounds: number;
-  invocationsPerRound: number;
-  warmupInvocations: number;
-}
-
-export interface HandlerFigures {
-  function: FunctionName;
-  tracing: Tracing;
-  settings: Settings;
-  /** Medians over rounds, per invocation. */
-  cpuMs: number;
-  floorCpuMs: number;
-  p50Ms: number;
-  p99Ms: number;
-  floorP50Ms: number;
-  floorP99Ms: number;
-  /** Median over rounds of the round's function ÷ floor. */
-  cpuRatio: number;
-  p50Ratio: number;
-  p99Ratio: number;
-  cpuRatioPerRound: number[];
-}
-
-interface BenchEnvironment {
-  endpoint: string;
-  /** Builds a bundle of each function and of the floor; returns the file of each. */
-  bundles: Record<FunctionName, { function: string; floor: string }>;
-  events: Record<FunctionName, unknown>;
-  environment: (name: FunctionName, tracing: Tracing) => NodeJS.ProcessEnv;
-  /** Segments the functions sent to the X-Ray daemon's address so far. */
-  segmentsSent(): number;
-  close(): Promise<void>;
-}
-
-const entries: Record<FunctionName, string> = {
-  ...(Object.fromEntries(routes.map((r) => [r.operationId, r.entry])) as Record<OperationId, string>),
-  authorizer: AUTHORIZER_ENTRY,
-};
-const FUNCTIONS = Object.keys(entries) as FunctionName[];
+type HandlerOptions = typeof HANDLER_OPTIONS;
 
 /**
  * A floor that loaded the service's validation (zod, the schemas) would import slower than a bare
@@ -95,24 +54,19 @@ const assertBare = (bundle: string): void => {
   if (ours.length > 0) throw new Error(`the floor bundles the service's code: ${ours.join(', ')}`);
 };
 
-/** The embedded DynamoDB with 1,000 animals and one key, the bundles, and the events. */
-export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
+/** The embedded DynamoDB with 1,000 animals and one key, the bundles, the events and each function's environment. */
+export const prepareHandlerBench = async () => {
   const out = join(REPOSITORY_ROOT, 'cdk.out', 'bench-handlers');
   const floor = await buildBundle(FLOOR_ENTRY, join(out, 'floor'));
   assertBare(floor);
   const work = mkdtempSync(join(tmpdir(), 'petstore-handlers-'));
   const dynamodb = await startEmbeddedDynamoDB(work);
   await ensureTables(dynamodb.endpoint);
-  await seedPets(dynamodb.endpoint, 0, SEEDED);
+  await seedPets(dynamodb.endpoint, 1_000);
   Object.assign(process.env, dynamodbEnvironment(dynamodb.endpoint));
   const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
-
-  const bundles = Object.fromEntries(
-    await Promise.all(
-      FUNCTIONS.map(async (name) => [name, { function: await buildBundle(entries[name], join(out, name)), floor }]),
-    ),
-  ) as BenchEnvironment['bundles'];
-
+  const built = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(ENTRIES[name], join(out, name))));
+  const bundles = Object.fromEntries(FUNCTION_NAMES.map((name, i) => [name, { function: built[i]!, floor }]));
   const events: Record<FunctionName, unknown> = {
     getPet: proxyEvent('getPet', keyId, { pathParameters: { petId: String(SEED_FIRST_ID + 42) } }),
     listPets: proxyEvent('listPets', keyId, { query: { limit: '20' } }),
@@ -133,14 +87,15 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
   // A stand-in for the Parameters and Secrets extension's endpoint, from which listPets reads its
   // cursor secret as deployed (shared/lambda/cursor-secret.ts): its first invocation makes that call.
   const SESSION_TOKEN = 'bench-session-token';
-  const extension = createServer((request, response) => {
-    if (request.headers['x-aws-parameters-secrets-token'] !== SESSION_TOKEN) return response.writeHead(401).end();
-    response.end(JSON.stringify({ SecretString: 'bench-cursor-secret-0123456789abcdef' }));
-  });
-  await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', resolve));
+  const extension = await listenOnLoopback(
+    createServer((request, response) => {
+      if (request.headers['x-aws-parameters-secrets-token'] !== SESSION_TOKEN) return response.writeHead(401).end();
+      response.end(JSON.stringify({ SecretString: 'bench-cursor-secret-0123456789abcdef' }));
+    }),
+  );
   const secretFromExtension = {
     [CURSOR_SECRET_ARN_ENV]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:CursorSecret1-bench',
-    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String((extension.address() as AddressInfo).port),
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: new URL(extension.endpoint).port,
     AWS_SESSION_TOKEN: SESSION_TOKEN,
   };
   // What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed.
@@ -160,68 +115,57 @@ export const prepareHandlerBench = async (): Promise<BenchEnvironment> => {
     ...(name === 'listPets' && secretFromExtension),
   });
   return {
-    endpoint: dynamodb.endpoint,
-    bundles,
+    bundles: bundles as Record<FunctionName, { function: string; floor: string }>,
     events,
     environment,
+    /** Segments the functions sent to the X-Ray daemon's address so far. */
     segmentsSent: () => segments,
     close: async () => {
       daemon.close();
-      extension.close();
+      await extension.close();
       await dynamodb.close();
       rmSync(work, { recursive: true, force: true });
     },
   };
 };
-
-export interface Host {
-  call<T>(request: HostRequest): Promise<T>;
-  stop(): Promise<void>;
-}
+type BenchEnvironment = Awaited<ReturnType<typeof prepareHandlerBench>>;
 
 /** A fresh process holding one handler: `exportName` of `file`. Its log lines go nowhere we read. */
-export const startHost = (
+export const startHost = async (
   file: string,
   exportName: string,
   event: unknown,
   env: NodeJS.ProcessEnv,
   settings: Settings = 'production',
-): Promise<Host> => {
-  const child: ChildProcess = fork(HOST, [file, exportName, JSON.stringify(event)], {
+) => {
+  const child = fork(HOST, [file, exportName, JSON.stringify(event)], {
     env,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     execArgv: NODE_OPTIONS_OF[settings],
   });
-  let nextId = 0;
   const pending = new Map<number, (value: unknown) => void>();
+  let nextId = 0;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`handler host for ${file} exited with ${code}`)));
+    child.once('message', () => resolve());
+  });
   child.on('message', (message: { id?: number; result?: unknown }) => {
     if (message.id === undefined) return;
     pending.get(message.id)?.(message.result);
     pending.delete(message.id);
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`handler host for ${file} exited with ${code}`)));
-    child.once('message', () =>
-      resolve({
-        call: <T>(request: HostRequest) =>
-          new Promise<T>((done) => {
-            const id = nextId++;
-            pending.set(id, done as (value: unknown) => void);
-            child.send({ ...request, id });
-          }),
-        stop: async () => {
-          child.send({ type: 'stop', id: -1 });
-          await exited;
-        },
+  return {
+    call: <T>(request: HostRequest) =>
+      new Promise<T>((done) => {
+        pending.set(nextId, done as (value: unknown) => void);
+        child.send({ ...request, id: nextId++ });
       }),
-    );
-  });
-};
-
-const failed = (result: RunResult) => {
-  const last = result.last as { statusCode?: number; principalId?: string; error?: string };
-  return last.error !== undefined || (last.statusCode !== undefined && last.statusCode >= 400);
+    stop: async () => {
+      child.send({ type: 'stop', id: -1 });
+      await exited;
+    },
+  };
 };
 
 /** One function against the floor, warm, in alternating rounds. */
@@ -230,88 +174,98 @@ const measureHandler = async (
   name: FunctionName,
   tracing: Tracing,
   settings: Settings,
-  options: HandlerOptions,
-): Promise<HandlerFigures> => {
+  o: HandlerOptions,
+) => {
   const { function: file, floor } = env.bundles[name];
-  const sides = await Promise.all([
-    startHost(floor, name, env.events[name], env.environment(name, tracing), settings),
-    startHost(file, 'handler', env.events[name], env.environment(name, tracing), settings),
-  ]);
+  const sides = await Promise.all(
+    [floor, file].map((bundle, i) =>
+      startHost(bundle, i ? 'handler' : name, env.events[name], env.environment(name, tracing), settings),
+    ),
+  );
   const segmentsBefore = env.segmentsSent();
   try {
-    const cpu: [number[], number[]] = [[], []];
-    const p50: [number[], number[]] = [[], []];
-    const p99: [number[], number[]] = [[], []];
-    for (const side of sides) await side.call<RunResult>({ type: 'run', invocations: options.warmupInvocations });
-    for (let round = 0; round < options.rounds; round++) {
-      for (const i of round % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
-        const result = await sides[i]!.call<RunResult>({ type: 'run', invocations: options.invocationsPerRound });
-        if (failed(result))
+    const [cpu, p50, p99] = [0, 1, 2].map((): [number[], number[]] => [[], []]) as [number[], number[]][];
+    for (const side of sides) await side.call<RunResult>({ type: 'run', invocations: o.warmupInvocations });
+    for (let r = 0; r < o.rounds; r++) {
+      for (const i of r % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+        const result = await sides[i]!.call<RunResult>({ type: 'run', invocations: o.invocationsPerRound });
+        const last = result.last as { statusCode?: number; error?: string };
+        if (last.error !== undefined || (last.statusCode ?? 0) >= 400)
           throw new Error(`${name} (${i === 0 ? 'floor' : 'function'}) failed: ${JSON.stringify(result.last)}`);
         const sorted = result.wallMs.sort((a, b) => a - b);
-        cpu[i].push(result.cpuMicros / 1000 / options.invocationsPerRound);
-        p50[i].push(percentile(sorted, 50));
-        p99[i].push(percentile(sorted, 99));
+        cpu![i].push(result.cpuMicros / 1000 / o.invocationsPerRound);
+        p50![i].push(percentile(sorted, 50));
+        p99![i].push(percentile(sorted, 99));
       }
     }
     // A UDP datagram may still be on its way: a moment for the last ones, then the check.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const invocations = options.warmupInvocations + options.rounds * options.invocationsPerRound;
+    const invocations = o.warmupInvocations + o.rounds * o.invocationsPerRound;
     const segments = env.segmentsSent() - segmentsBefore;
-    if (tracing === 'sampled' ? segments < invocations : segments > 0) {
+    if (tracing === 'sampled' ? segments < invocations : segments > 0)
       throw new Error(`${name} with tracing ${tracing}: ${segments} segments sent for ${invocations} invocations`);
-    }
     const ratios = (values: [number[], number[]]) => values[1].map((v, r) => ratio(v, values[0][r]!));
+    const ms = (values: number[]) => round(median(values), 3);
     return {
       function: name,
       tracing,
       settings,
-      cpuMs: round(median(cpu[1]), 3),
-      floorCpuMs: round(median(cpu[0]), 3),
-      p50Ms: round(median(p50[1]), 3),
-      p99Ms: round(median(p99[1]), 3),
-      floorP50Ms: round(median(p50[0]), 3),
-      floorP99Ms: round(median(p99[0]), 3),
-      cpuRatio: median(ratios(cpu)),
-      p50Ratio: median(ratios(p50)),
-      p99Ratio: median(ratios(p99)),
-      cpuRatioPerRound: ratios(cpu),
+      /** Medians over rounds, per invocation; a ratio is the median over rounds of function ÷ floor. */
+      cpuMs: ms(cpu![1]),
+      floorCpuMs: ms(cpu![0]),
+      cpuRatio: median(ratios(cpu!)),
+      p50Ratio: median(ratios(p50!)),
+      p99Ratio: median(ratios(p99!)),
+      cpuRatioPerRound: ratios(cpu!),
     };
   } finally {
     await Promise.all(sides.map((side) => side.stop()));
   }
 };
+export type HandlerFigures = Awaited<ReturnType<typeof measureHandler>>;
 
-/** HANDLER_TRACING: which of off, sampled, unsampled to measure (all three by default). */
-const TRACING = (process.env.HANDLER_TRACING ?? 'off,sampled,unsampled').split(',') as Tracing[];
-
-const HANDLER_OPTIONS: HandlerOptions = {
+type Selection = { only?: readonly string[] | undefined; settings?: readonly Settings[]; tracing: readonly Tracing[] };
+const HANDLER_OPTIONS = {
   rounds: Number(process.env.HANDLER_ROUNDS ?? 7),
   invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 400),
   warmupInvocations: 300,
 };
 
-/** Every function (or those named in `only`) against the floor, one after another, under each of `settings`. */
+/** Every function (or those named in `only`) against the floor, one after another, under each settings and tracing. */
 export const measureHandlers = async (
   options: HandlerOptions = HANDLER_OPTIONS,
-  only?: readonly string[],
+  { only, settings = ['production'], tracing }: Selection,
   log: (message: string) => void = console.error,
-  settings: readonly Settings[] = ['production'],
-  tracing: readonly Tracing[] = TRACING,
 ): Promise<HandlerFigures[]> => {
   const env = await prepareHandlerBench();
   const figures: HandlerFigures[] = [];
   try {
-    for (const name of FUNCTIONS.filter((f) => !only || only.includes(f))) {
-      for (const setting of settings) {
+    for (const name of FUNCTION_NAMES.filter((f) => !only || only.includes(f)))
+      for (const setting of settings)
         for (const traced of tracing) {
           log(`measuring ${name} alone against the floor, ${setting} settings, tracing ${traced}`);
           figures.push(await measureHandler(env, name, traced, setting, options));
         }
-      }
-    }
   } finally {
     await env.close();
   }
   return figures;
 };
+
+export const handlersTable = (figures: readonly HandlerFigures[]): string =>
+  table([
+    'function|settings|tracing|CPU ms/inv|floor|CPU ratio|p50 ratio|p99 ratio|CPU ratio per round'.split('|'),
+    ...figures.map((f) => [
+      ...cells(f, 'function settings tracing cpuMs floorCpuMs cpuRatio p50Ratio p99Ratio'),
+      f.cpuRatioPerRound.join(' '),
+    ]),
+  ]);
+
+export const handlerTargets = (figures: readonly HandlerFigures[]): Target[] =>
+  figures.map((f) =>
+    atMost(
+      `${f.function} alone, ${f.settings}, tracing ${f.tracing}: CPU/inv. ÷ floor`,
+      f.cpuRatio,
+      TARGETS[f.tracing],
+    ),
+  );

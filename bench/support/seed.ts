@@ -9,7 +9,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import type { Pet, PetStatus } from '../../shared/api/schemas.ts';
-import { petsTable } from '../../shared/dynamodb/tables.ts';
+import { statusShardKey } from '../../shared/dynamodb/status-shards.ts';
+import { petsTable, STATUS_SHARD_ATTRIBUTE } from '../../shared/dynamodb/tables.ts';
 import { inParallel } from '../../tools/harness/http-client.ts';
 
 /** Seeded ids live far above the ids the service hands out, so creates never collide with them. */
@@ -17,22 +18,25 @@ export const SEED_FIRST_ID = 1_000_000_000;
 export const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 const BATCH_SIZE = 25; // DynamoDB's BatchWriteItem limit
 
-const seededPet = (index: number): Pet => ({
-  id: SEED_FIRST_ID + index,
-  name: `Seeded animal ${index}`,
-  categoryId: (index % 50) + 1,
-  status: STATUSES[index % STATUSES.length]!,
-});
+/** As the service writes it at `npm start`'s default of one index shard: with its status index key. */
+const seededPet = (index: number) => {
+  const pet: Pet = {
+    id: SEED_FIRST_ID + index,
+    name: `Seeded animal ${index}`,
+    categoryId: (index % 50) + 1,
+    status: STATUSES[index % 3]!,
+  };
+  return { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, 1) };
+};
 
-/** Writes seeded animals `from` (inclusive) to `to` (exclusive); resolves to the milliseconds it took. */
-export const seedPets = async (endpoint: string, from: number, to: number, parallelBatches = 16): Promise<number> => {
+/** Writes `count` seeded animals, 16 batches in flight; resolves to the milliseconds it took. */
+export const seedPets = async (endpoint: string, count: number): Promise<number> => {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(endpoint)));
   const started = performance.now();
   try {
-    const batches = Math.ceil((to - from) / BATCH_SIZE);
-    await inParallel(batches, parallelBatches, async (batch) => {
-      const first = from + batch * BATCH_SIZE;
-      const indexes = Array.from({ length: Math.min(BATCH_SIZE, to - first) }, (_, i) => first + i);
+    await inParallel(Math.ceil(count / BATCH_SIZE), 16, async (batch) => {
+      const first = batch * BATCH_SIZE;
+      const indexes = Array.from({ length: Math.min(BATCH_SIZE, count - first) }, (_, i) => first + i);
       let requests: BatchWriteCommandInput['RequestItems'] = {
         [petsTable.name]: indexes.map((index) => ({ PutRequest: { Item: seededPet(index) } })),
       };

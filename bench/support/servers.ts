@@ -5,8 +5,7 @@
 //   caller's environment minus every knob of ours, so every default holds), on a fresh data
 //   directory, with keys made as the key tool makes them; from this repository, or from
 //   another checkout of it (an earlier commit's worktree), with that checkout's own code;
-// - the bare one-call server (bare-server.ts).
-import { spawn } from 'node:child_process';
+// - the bare one-call server (bare-server.ts), started the same way.
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,7 +14,7 @@ import { readOwner } from '../../infra/local/data-dir.ts';
 import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { disposeServer, startLocalServer } from '../../tools/harness/local-server.ts';
-import { PROBE, type Probe, probeOf } from '../../tools/harness/probe-client.ts';
+import type { Probe } from '../../tools/harness/probe-client.ts';
 
 export interface BenchServer {
   /** Ends in /v1 for both. */
@@ -25,7 +24,8 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export type UserServer = BenchServer & { key: string; keys(n: number): Promise<string[]> };
+/** `keys`: the server's own key first, then those the bench made. */
+export type UserServer = BenchServer & { key: string; keys: string[] };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -33,8 +33,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const profile = () =>
   process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
-/** `npm start` on its defaults plus `env`, from the checkout at `root`; `keys(n)` makes n new keys. */
-export const startUserServer = async (env: Record<string, string> = {}, root = ROOT): Promise<UserServer> => {
+/** `npm start` on its defaults plus `env`, from the checkout at `root`, with `keyCount` keys. */
+export const startUserServer = async (
+  env: Record<string, string> = {},
+  root = ROOT,
+  keyCount = 1,
+): Promise<UserServer> => {
   const server = await startLocalServer(env, {
     defaults: true,
     probe: true,
@@ -59,33 +63,20 @@ export const startUserServer = async (env: Record<string, string> = {}, root = R
     key: server.key,
     dynamodbEndpoint,
     probe: server.probe!,
-    keys: (n) => Promise.all(Array.from({ length: n }, async (_, i) => (await keys.create(`bench ${i}`)).key)),
+    keys: [
+      server.key,
+      ...(await Promise.all(
+        Array.from({ length: keyCount - 1 }, async (_, i) => (await keys.create(`bench ${i}`)).key),
+      )),
+    ],
     stop: () => disposeServer(server),
   };
 };
 
+/** The bare one-call server (bare-server.ts), started as `npm start` is. */
 export const startBareServer = async (): Promise<BenchServer> => {
-  const script = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
-  const child = spawn(process.execPath, [...profile(), '--import', PROBE, script], {
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let output = '';
-  const ready = await new Promise<string[]>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      output += chunk;
-      const found = [/listening at (\S+)/, /DynamoDB at (\S+)/].map((pattern) => pattern.exec(output)?.[1]);
-      if (found.every(Boolean)) resolve(found as string[]);
-    });
-    void exited.then(() => reject(new Error(`the bare server exited before it was ready:\n${output}`)));
-  });
-  return {
-    baseUrl: ready[0]!,
-    dynamodbEndpoint: ready[1]!,
-    probe: probeOf(child),
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const entry = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
+  const server = await startLocalServer({}, { defaults: true, probe: true, nodeArgs: profile(), entry });
+  const dynamodbEndpoint = /DynamoDB at (\S+)/.exec(server.output())![1]!;
+  return { baseUrl: server.baseUrl, dynamodbEndpoint, probe: server.probe!, stop: () => disposeServer(server) };
 };

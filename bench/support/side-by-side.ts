@@ -25,64 +25,18 @@ export interface LoadOptions {
 }
 
 /** A figure over the rounds: median (min–max). */
-export interface Spread {
-  median: number;
-  min: number;
-  max: number;
-}
-
-interface Turn {
-  rps: number;
-  p50: number;
-  p99: number;
-  cpuMs: number;
-  rssMB: number;
-  requests: number;
-  statuses: Record<string, number>;
-  errors: number;
-  dynamodb: Record<string, number>;
-}
-
-export interface SideFigures {
-  name: string;
-  rps: Spread;
-  p50: Spread;
-  p99: Spread;
-  /** CPU time of the server process per request, its embedded DynamoDB included. */
-  cpuMsPerRequest: Spread;
-  /** The process's largest RSS at the end of a turn. */
-  rssMB: number;
-  /** DynamoDB requests per API request, by operation, over all rounds. */
-  dynamodbPerRequest: Record<string, number>;
-  requests: number;
-  /** Every answer by status, over all rounds. */
-  statuses: Record<string, number>;
-  /** Answers other than the expected status, connection errors and timeouts. */
-  failed: number;
-}
-
-type Ratios = Record<'rps' | 'p50' | 'p99' | 'cpu', Spread>;
-
-export interface Comparison {
-  name: string;
-  connections: number;
-  /** The reference first. */
-  sides: SideFigures[];
-  /** Each other side ÷ the reference, round by round, by the side's name. */
-  ratios: Record<string, Ratios>;
-}
-
-const spread = (values: number[], digits = 2): Spread => ({
+const spread = (values: number[], digits = 2) => ({
   median: round(median(values), digits),
   min: round(Math.min(...values), digits),
   max: round(Math.max(...values), digits),
 });
+export type Spread = ReturnType<typeof spread>;
 
 /**
  * One side's turn: for `seconds` (the warm-up), or for `amount` requests, each answered before
  * the turn ends, so that the DynamoDB requests on the wire are those of the requests counted.
  */
-const turn = async (side: Side, connections: number, size: { seconds: number } | { amount: number }): Promise<Turn> => {
+const turn = async (side: Side, connections: number, size: { seconds: number } | { amount: number }) => {
   const { baseUrl, probe } = side.server;
   const [requestsBefore, cpuBefore] = await Promise.all([probe.dynamodbRequests(), probe.cpuMicros()]);
   const prefix = new URL(baseUrl).pathname;
@@ -127,7 +81,7 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
     rps: latencies.length / ((lastAnswer - started) / 1000),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    cpuMs: (cpuAfter - cpuBefore) / 1000 / Math.max(1, latencies.length),
+    cpu: (cpuAfter - cpuBefore) / 1000 / Math.max(1, latencies.length),
     rssMB: memory.rss / 2 ** 20,
     requests: latencies.length,
     statuses,
@@ -135,38 +89,42 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
     dynamodb: requestsBetween(requestsBefore, requestsAfter),
   };
 };
+type Turn = Awaited<ReturnType<typeof turn>>;
 
-const add = (into: Record<string, number>, from: Record<string, number>) => {
-  for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
-  return into;
-};
+const total = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const sum = (records: Record<string, number>[]) =>
+  records.reduce<Record<string, number>>((into, from) => {
+    for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
+    return into;
+  }, {});
 
-const figures = (side: Side, turns: Turn[]): SideFigures => {
-  const requests = turns.reduce((sum, t) => sum + t.requests, 0);
-  const dynamodb = turns.reduce<Record<string, number>>((sum, t) => add(sum, t.dynamodb), {});
-  const statuses = turns.reduce<Record<string, number>>((sum, t) => add(sum, t.statuses), {});
+const figures = (side: Side, turns: Turn[]) => {
+  const requests = total(turns.map((t) => t.requests));
+  const statuses = sum(turns.map((t) => t.statuses));
   const unexpected = Object.entries(statuses).filter(([status]) => Number(status) !== side.expectedStatus);
+  const over = (figure: 'rps' | 'p50' | 'p99' | 'cpu', digits = 2) =>
+    spread(
+      turns.map((t) => t[figure]),
+      digits,
+    );
   return {
     name: side.name,
-    rps: spread(
-      turns.map((t) => t.rps),
-      0,
-    ),
-    p50: spread(turns.map((t) => t.p50)),
-    p99: spread(turns.map((t) => t.p99)),
-    cpuMsPerRequest: spread(
-      turns.map((t) => t.cpuMs),
-      3,
-    ),
+    ...{ rps: over('rps', 0), p50: over('p50'), p99: over('p99') },
+    /** CPU time of the server process per request, its embedded DynamoDB included. */
+    cpuMsPerRequest: over('cpu', 3),
+    /** The process's largest RSS at the end of a turn. */
     rssMB: Math.round(Math.max(...turns.map((t) => t.rssMB))),
-    dynamodbPerRequest: Object.fromEntries(Object.entries(dynamodb).map(([op, n]) => [op, round(n / requests, 3)])),
+    /** Every DynamoDB request on the wire per API request, whatever the operation, over all rounds. */
+    dynamodbPerRequest: round(total(Object.values(sum(turns.map((t) => t.dynamodb)))) / requests, 3),
     requests,
+    /** Every answer by status, over all rounds. */
     statuses,
-    failed: unexpected.reduce((sum, [, n]) => sum + n, 0) + turns.reduce((sum, t) => sum + t.errors, 0),
+    /** Answers other than the expected status, connection errors and timeouts. */
+    failed: total(unexpected.map(([, n]) => n)) + total(turns.map((t) => t.errors)),
   };
 };
 
-export const compare = async (name: string, sides: Side[], options: LoadOptions): Promise<Comparison> => {
+export const compare = async (name: string, sides: Side[], options: LoadOptions) => {
   // Each side's warm-up rate sets how many requests make its turn of about roundSeconds.
   const amounts: number[] = [];
   for (const side of sides) {
@@ -176,35 +134,23 @@ export const compare = async (name: string, sides: Side[], options: LoadOptions)
   const turns: Turn[][] = sides.map(() => []);
   for (let r = 0; r < options.rounds; r++) {
     // Each side goes first in turn: none always runs on the machine another side just heated.
-    const order = sides.map((_, s) => (s + r) % sides.length);
-    for (const s of order) turns[s]!.push(await turn(sides[s]!, options.connections, { amount: amounts[s]! }));
+    for (const s of sides.map((_, s) => (s + r) % sides.length))
+      turns[s]!.push(await turn(sides[s]!, options.connections, { amount: amounts[s]! }));
   }
-  const ratios = (measured: Turn[], figure: (t: Turn) => number) =>
-    spread(measured.map((t, r) => ratio(figure(t), figure(turns[0]![r]!))));
+  const ratios = (measured: Turn[]) =>
+    Object.fromEntries(
+      (['rps', 'p50', 'p99', 'cpu'] as const).map((f) => [
+        f,
+        spread(measured.map((t, r) => ratio(t[f], turns[0]![r]![f]))),
+      ]),
+    ) as Record<'rps' | 'p50' | 'p99' | 'cpu', Spread>;
   return {
     name,
     connections: options.connections,
+    /** The reference first. */
     sides: sides.map((side, s) => figures(side, turns[s]!)),
-    ratios: Object.fromEntries(
-      sides.slice(1).map((side, s) => {
-        const measured = turns[s + 1]!;
-        return [
-          side.name,
-          {
-            rps: ratios(measured, (t) => t.rps),
-            p50: ratios(measured, (t) => t.p50),
-            p99: ratios(measured, (t) => t.p99),
-            cpu: ratios(measured, (t) => t.cpuMs),
-          },
-        ];
-      }),
-    ),
+    /** Each other side ÷ the reference, round by round, by the side's name. */
+    ratios: Object.fromEntries(sides.slice(1).map((side, s) => [side.name, ratios(turns[s + 1]!)])),
   };
 };
-
-/** Every DynamoDB request per API request, whatever the operation. */
-export const dynamodbPerRequest = (side: SideFigures): number =>
-  round(
-    Object.values(side.dynamodbPerRequest).reduce((sum, n) => sum + n, 0),
-    3,
-  );
+export type Comparison = Awaited<ReturnType<typeof compare>>;

@@ -1,4 +1,5 @@
-// Percentiles and the printed table. Latencies are in milliseconds.
+// Percentiles, the machine a figure was measured on, and the printed tables. Latencies in ms.
+import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
 
 /** The p-th percentile (0–100) by nearest rank: a value that was actually measured. */
 export const percentile = (sorted: readonly number[], p: number): number => {
@@ -13,29 +14,22 @@ export const median = (values: readonly number[]): number =>
     50,
   );
 
-export interface LatencySummary {
-  requests: number;
-  p50: number;
-  p99: number;
-  requestsPerSecond: number;
-}
-
-export const summarize = (latencies: readonly number[], elapsedMs: number): LatencySummary => {
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    requests: latencies.length,
-    p50: round(percentile(sorted as unknown as number[], 50)),
-    p99: round(percentile(sorted as unknown as number[], 99)),
-    requestsPerSecond: Math.round((latencies.length / elapsedMs) * 1000),
-  };
-};
-
-export const round = (value: number, digits = 2): number => {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-};
+export const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
 export const ratio = (value: number, reference: number): number => round(value / reference, 2);
+
+/** Figures mean little without the machine. */
+const m = {
+  nproc: availableParallelism(),
+  cpu: cpus()[0]?.model.trim() ?? 'unknown',
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+};
+export const machine = {
+  ...m,
+  node: process.version,
+  os: `${platform()} ${release()}`,
+  description: `${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${process.version}, ${platform()} ${release()}`,
+};
 
 /** A plain text table: the first row is the header; numbers are right-aligned. */
 export const table = (rows: ReadonlyArray<ReadonlyArray<string | number>>): string => {
@@ -43,10 +37,8 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string | number>>): stri
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: string[], index: number) =>
     row
-      .map((cell, column) =>
-        index > 0 && typeof rows[index]![column] === 'number'
-          ? cell.padStart(widths[column]!)
-          : cell.padEnd(widths[column]!),
+      .map((cell, c) =>
+        index > 0 && typeof rows[index]![c] === 'number' ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!),
       )
       .join('  ')
       .trimEnd();
@@ -58,5 +50,31 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string | number>>): stri
   ].join('\n');
 };
 
-/** `✓` or `✗ (by how much)`: a target check for the printed table. */
-export const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+export type Target = { figure: string; measured: number } & ({ atMost: number } | { atLeast: number });
+
+export const atMost = (figure: string, measured: number, limit: number): Target => ({
+  figure,
+  measured,
+  atMost: limit,
+});
+export const atLeast = (figure: string, measured: number, limit: number): Target => ({
+  figure,
+  measured,
+  atLeast: limit,
+});
+
+/** Prints each figure against its target; returns them with their verdicts, for the results file. */
+export const printTargets = (targets: readonly Target[]) => {
+  const checks = targets.map(({ figure, measured, ...limit }) =>
+    'atMost' in limit
+      ? { figure, target: `≤ ${limit.atMost}`, measured, met: measured <= limit.atMost }
+      : { figure, target: `≥ ${limit.atLeast}`, measured, met: measured >= limit.atLeast },
+  );
+  const rows = checks.map((t) => [t.figure, t.target, t.measured, t.met ? 'met' : 'MISSED']);
+  console.log(`\nTargets:\n${table([['figure', 'target', 'measured', ''], ...rows])}`);
+  return checks;
+};
+
+/** A table's row: the fields of `row` that `keys` names (space-separated), in that order. */
+export const cells = (row: object, keys: string) =>
+  keys.split(' ').map((key) => (row as Record<string, string | number>)[key]!);
