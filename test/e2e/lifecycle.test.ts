@@ -35,27 +35,36 @@ const accepts = (url: URL): Promise<boolean> =>
     socket.once('error', () => done(false));
   });
 
+/**
+ * `npm <command>` in its own process group (as under a process manager, or a terminal's
+ * foreground job), on a free port and its own data directory; `output()` is all it printed.
+ */
+const spawnNpm = (command: string, dir: string) => {
+  const npm = spawn('npm', [...command.split(' '), '--silent'], {
+    env: {
+      ...process.env,
+      PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
+      PORT: '0',
+      PETSTORE_DATA_DIR: dir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  started.push(npm);
+  let output = '';
+  npm.stdout!.on('data', (chunk) => (output += chunk));
+  npm.stderr!.on('data', (chunk) => (output += chunk));
+  return { npm, output: () => output };
+};
+
 test.each(['SIGTERM', 'SIGINT'] as const)(
   '%s to the `npm start` process alone answers the requests it had, stops the server, frees the port and the data directory',
   async (signal) => {
     const dir = dataDir();
-    const npm = spawn('npm', ['start', '--silent'], {
-      env: {
-        ...process.env,
-        PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
-        PORT: '0',
-        PETSTORE_DATA_DIR: dir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // its own process group, as under a process manager
-    });
-    started.push(npm);
-    let output = '';
-    npm.stdout!.on('data', (chunk) => (output += chunk));
-    npm.stderr!.on('data', (chunk) => (output += chunk));
-    expect(await waitFor(() => /listening at http/.test(output), 30_000), output).toBe(true);
-    const url = new URL(/listening at (http\S+)/.exec(output)![1]!);
-    const key = /API key \([^)]*\): (pet_\w+)/.exec(output)![1]!;
+    const { npm, output } = spawnNpm('start', dir);
+    expect(await waitFor(() => /listening at http/.test(output()), 30_000), output()).toBe(true);
+    const url = new URL(/listening at (http\S+)/.exec(output())![1]!);
+    const key = /API key \([^)]*\): (pet_\w+)/.exec(output())![1]!;
     expect(await accepts(url)).toBe(true);
 
     // Requests on their way when the signal comes are answered.
@@ -77,7 +86,7 @@ test.each(['SIGTERM', 'SIGINT'] as const)(
         return (error as NodeJS.ErrnoException).code === 'ESRCH';
       }
     };
-    expect(await waitFor(groupGone, 10_000), `a process of npm start's group still runs:\n${output}`).toBe(true);
+    expect(await waitFor(groupGone, 10_000), `a process of npm start's group still runs:\n${output()}`).toBe(true);
   },
   60_000,
 );
@@ -86,27 +95,14 @@ test.each(['start', 'run dev'])(
   'Ctrl+C to `npm %s`: SIGINT to the whole group, which npm forwards again, stops it cleanly ("stopped", no owner.lock)',
   async (command) => {
     const dir = dataDir();
-    const npm = spawn('npm', [...command.split(' '), '--silent'], {
-      env: {
-        ...process.env,
-        PATH: `${resolve('node_modules/.bin')}:${process.env.PATH}`,
-        PORT: '0',
-        PETSTORE_DATA_DIR: dir,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // its own process group, as a terminal's foreground job
-    });
-    started.push(npm);
-    let output = '';
-    npm.stdout!.on('data', (chunk) => (output += chunk));
-    npm.stderr!.on('data', (chunk) => (output += chunk));
-    expect(await waitFor(() => /listening at http/.test(output), 60_000), output).toBe(true);
+    const { npm, output } = spawnNpm(command, dir);
+    expect(await waitFor(() => /listening at http/.test(output()), 60_000), output()).toBe(true);
     const exited = new Promise((done) => npm.once('exit', done));
     process.kill(-npm.pid!, 'SIGINT'); // what the terminal does: the server gets it, and again from npm
     await exited;
-    expect(output).toMatch(/^stopped$/m);
-    expect(output).not.toMatch(/stopped at once/);
-    expect(existsSync(join(dir, 'owner.lock')), output).toBe(false);
+    expect(output()).toMatch(/^stopped$/m);
+    expect(output()).not.toMatch(/stopped at once/);
+    expect(existsSync(join(dir, 'owner.lock')), output()).toBe(false);
   },
   90_000,
 );
