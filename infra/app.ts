@@ -8,13 +8,11 @@ import { alarmDestinationsFor } from './monitoring/alarm-destinations.ts';
 import { PetStoreStack } from './pet-store-stack.ts';
 import {
   BOOTSTRAP_QUALIFIERS,
-  DEPLOYED_STAGES,
   FIRST_DEPLOY_CONTEXT,
   firstDeploySettings,
-  stackName,
   stageEnvironment,
-  stageSettings,
-} from './stages.ts';
+} from './stage-deployment.ts';
+import { DEPLOYED_STAGES, stackName, stageSettings } from './stages.ts';
 
 export const createPetStoreApp = (app: App = new App()): { app: App; stacks: PetStoreStack[]; ci: CiStack } => {
   // docs/deploying.md (The first deploy): every protection off until the stage exists once.

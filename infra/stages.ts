@@ -16,45 +16,6 @@ export const DEPLOYED_STAGES: readonly DeployedStage[] = ['staging', 'production
 
 export const stackName = (stage: DeployedStage): string => `PetStore-${stage}`;
 
-// ── Where each stage deploys (docs/deploying.md: Where each stage deploys) ──
-/** PETSTORE_AWS_ACCOUNT_<STAGE> and PETSTORE_AWS_REGION_<STAGE>: a stage pinned to its account and region. */
-export const stageAccountEnvVar = (stage: DeployedStage): string => `PETSTORE_AWS_ACCOUNT_${stage.toUpperCase()}`;
-export const stageRegionEnvVar = (stage: DeployedStage): string => `PETSTORE_AWS_REGION_${stage.toUpperCase()}`;
-
-/**
- * A stage's account and region: both from its own variables, or neither (the stack is
- * environment-agnostic and the deploy's credentials and region name them). Never the CLI's
- * CDK_DEFAULT_ACCOUNT/REGION: with no credentials and no region the CLI makes those up
- * (us-east-1), and an assembly synthesized once for both stages would carry them.
- */
-export const stageEnvironment = (
-  stage: DeployedStage,
-  env: NodeJS.ProcessEnv = process.env,
-): { account: string; region: string } | undefined => {
-  const account = env[stageAccountEnvVar(stage)] || undefined;
-  const region = env[stageRegionEnvVar(stage)] || undefined;
-  if (account === undefined && region === undefined) return undefined;
-  if (account === undefined || !/^\d{12}$/.test(account))
-    throw new Error(
-      `${stageAccountEnvVar(stage)} must be a 12-digit account id when ${stageRegionEnvVar(stage)} is set`,
-    );
-  if (region === undefined || !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region))
-    throw new Error(
-      `${stageRegionEnvVar(stage)} must be a region such as eu-west-1 when ${stageAccountEnvVar(stage)} is set`,
-    );
-  return { account, region };
-};
-
-/**
- * Each stage's own CDK bootstrap (`cdk bootstrap --qualifier`): its own deploy, publishing and
- * CloudFormation execution roles, so that staging's credentials cannot assume production's.
- * At most 10 alphanumeric characters (CDK's limit).
- */
-export const BOOTSTRAP_QUALIFIERS: Readonly<Record<DeployedStage, string>> = {
-  staging: 'petstg',
-  production: 'petprd',
-};
-
 /** CloudFormation output keys of each stage's stack; the key tool reads them. */
 export const STACK_OUTPUTS = {
   baseUrl: 'BaseUrl',
@@ -72,29 +33,10 @@ export const STACK_OUTPUTS = {
 } as const;
 
 /** Retention periods (days) that CloudWatch Logs accepts. */
-type LogRetentionDays =
-  | 1
-  | 3
-  | 5
-  | 7
-  | 14
-  | 30
-  | 60
-  | 90
-  | 120
-  | 150
-  | 180
-  | 365
-  | 400
-  | 545
-  | 731
-  | 1096
-  | 1827
-  | 2192
-  | 2557
-  | 2922
-  | 3288
-  | 3653;
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+type LogRetentionDays = (typeof LOG_RETENTION_DAYS)[number];
 
 /** What each API key may do on its own: its usage plan deployed, the local gateway's bucket locally. */
 export type KeyLimits = RateLimits;
@@ -326,22 +268,3 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     slo: { availabilityPercent: 99.9, latencyPercent: 99, latencyBoundMs: 1000, minRequestsPerWindow: 20 },
   },
 };
-
-// ── A first deploy that can be retried (docs/deploying.md: The first deploy) ──
-/** CDK context that marks the first deploy of a stage: `cdk deploy PetStore-production -c firstDeploy=true`. */
-export const FIRST_DEPLOY_CONTEXT = 'firstDeploy';
-
-/**
- * The settings of a stage's first deploy: no termination protection, no deletion protection,
- * nothing retained. Should the create fail, CloudFormation removes everything it made and the
- * same command can simply run again (the CDK CLI deletes a stack left in ROLLBACK_COMPLETE
- * first, which termination protection would refuse; retained, deletion-protected tables and
- * log groups would stay behind). The next deploy without the flag turns every protection on,
- * while the tables are still empty.
- */
-export const firstDeploySettings = (settings: StageSettings): StageSettings => ({
-  ...settings,
-  removalPolicy: 'destroy',
-  deletionProtection: false,
-  terminationProtection: false,
-});

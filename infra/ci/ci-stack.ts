@@ -16,7 +16,8 @@ import {
   Role,
 } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
+import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
+import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
 import { executionPolicyName, executionPolicyStatements } from './execution-policy.ts';
 import {
   CI_ROLES,

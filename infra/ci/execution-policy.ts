@@ -10,7 +10,8 @@
 // fails when the template gains a resource type this policy does not cover.
 import { Aws } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { BOOTSTRAP_QUALIFIERS, type DeployedStage, stackName } from '../stages.ts';
+import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
+import { type DeployedStage, stackName } from '../stages.ts';
 
 /** The managed policy's name (the CI stack makes it; `cdk bootstrap` names its ARN). */
 export const executionPolicyName = (stage: DeployedStage): string => `PetStore-cfn-exec-${stage}`;

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CI_STACK_NAME } from '../../infra/ci/github.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
+import { BOOTSTRAP_QUALIFIERS, stageEnvironment } from '../../infra/stage-deployment.ts';
 import {
-  BOOTSTRAP_QUALIFIERS,
   DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS,
   DEPLOYED_STAGES,
   stackName,
-  stageEnvironment,
   stageSettings,
 } from '../../infra/stages.ts';
 import { type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';

@@ -11,7 +11,8 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CI_ROLES, CI_STACK_NAME } from '../../infra/ci/github.ts';
-import { BOOTSTRAP_QUALIFIERS, DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
+import { BOOTSTRAP_QUALIFIERS } from '../../infra/stage-deployment.ts';
+import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
 import { arnOf, resolveIntrinsics as resolve } from './support/intrinsics.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized, TEST_ENV } from './support/synth.ts';
 

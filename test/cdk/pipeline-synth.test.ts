@@ -13,13 +13,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
-import {
-  DEPLOYED_STAGES,
-  type DeployedStage,
-  stackName,
-  stageAccountEnvVar,
-  stageRegionEnvVar,
-} from '../../infra/stages.ts';
+import { stageAccountEnvVar, stageRegionEnvVar } from '../../infra/stage-deployment.ts';
+import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
 
 const CI_ALARM_STAND_IN = 'ci-synth@example.com';
 const dirs: string[] = [];

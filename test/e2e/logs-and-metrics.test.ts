@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldsReadBy, type LogSource, savedQueries } from '../../infra/monitoring/queries.ts';
 import { answers, type OperationId, route, routes } from '../../shared/api/routes.ts';
-import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
 import {
   AUTHORIZER_SUMMARY_MESSAGE,
   LOG_FIELDS,
@@ -13,131 +12,19 @@ import {
 } from '../../shared/observability/log-fields.ts';
 import { METRICS, type MetricKey, metricsNamespace, statusClassOf } from '../../shared/observability/metric-names.ts';
 import type { LocalServer } from '../../tools/harness/local-server.ts';
-import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
-import {
-  embeddedDynamoDB,
-  emfLinesOf,
-  fieldOf,
-  type LogLine,
-  linesOf,
-  type ParsedOutput,
-  parseOutput,
-} from '../support/observability.ts';
-import {
-  bearer,
-  call,
-  disposeServer,
-  expectError,
-  type Reply,
-  type RequestOptions,
-  startServer,
-  unknownKey,
-} from './support.ts';
-
-interface Exchange {
-  reply: Reply;
-  /** The function that answered; undefined when API Gateway answered by itself. */
-  operation: OperationId | undefined;
-  /** The request, and the status the contract gives its answer. */
-  target: string;
-  expected: number;
-  requestId: string;
-}
+import { emfLinesOf, fieldOf, type LogLine, linesOf, type ParsedOutput } from '../support/observability.ts';
+import { type Exchange, observeEveryAnswer } from '../support/observed-stage.ts';
+import { disposeServer, expectError } from './support.ts';
 
 let server: LocalServer;
 let parsed: ParsedOutput;
 let keyId: string;
-const exchanges: Exchange[] = [];
 let revokedKeyId: string;
-/** Every key and Authorization header value sent: none may reach a log line. */
-const secrets: string[] = [];
-
-/** Sends a request, and files its answer with the status the contract gives it. */
-const send = async (
-  operation: OperationId | undefined,
-  expected: number,
-  target: string,
-  options: RequestOptions = {},
-): Promise<Reply> => {
-  if (options.authorization) secrets.push(options.authorization);
-  const reply = await call(server, target, options);
-  exchanges.push({ reply, operation, expected, target, requestId: reply.headers.get('x-amzn-requestid')! });
-  return reply;
-};
-
-/** An operation's sample as `send` takes it (tools/harness/sample-requests.ts). */
-const sendSample = (operationId: OperationId, sample: SampleRequest & { status: number }) => {
-  const { method, path, headers, body } = sampleHttpRequest(operationId, sample);
-  return send(operationId, sample.status, path, { method, headers, ...(body !== undefined && { body }) });
-};
+let exchanges: Exchange[];
+let secrets: string[];
 
 beforeAll(async () => {
-  // Cache off: every request below runs the authorizer, so that each refusal and the fault
-  // under it leave the authorizer's line (with the cache, a known key's line is on a miss only).
-  server = await startServer({
-    LOG_LEVEL: 'DEBUG',
-    POWERTOOLS_METRICS_DISABLED: 'false',
-    PETSTORE_AUTHORIZER_CACHE_TTL: '0',
-  });
-  keyId = /API key \((key_\w+)\)/.exec(server.output())![1]!;
-  const dynamodb = embeddedDynamoDB(server.dataDir);
-  const revoked = await dynamodb.keys.create('revoked by the observability test');
-  await dynamodb.keys.revoke(revoked.keyId);
-  revokedKeyId = revoked.keyId;
-  const unknown = unknownKey();
-  secrets.push(server.key, bearer(server.key), revoked.key, unknown);
-
-  const json = { 'Content-Type': 'application/json' };
-  const created = await send('createPet', 201, '/pets', {
-    method: 'POST',
-    headers: json,
-    body: '{"name":"Rex","categoryId":3}',
-  });
-  await send('createPet', 201, '/pets', {
-    method: 'POST',
-    headers: json,
-    body: '{"name":"Tom","categoryId":4,"status":"sold"}',
-  });
-  // listPets: a filtered page, a lower-case scheme, refusals.
-  await send('listPets', 200, '/pets?status=available&limit=1');
-  await send('listPets', 200, '/pets', { authorization: `bEaReR ${server.key}` });
-  await send('listPets', 400, '/pets?limit=0');
-  await send('listPets', 400, '/pets?cursor=forged');
-  // createPet: validation, media type, size.
-  await send('createPet', 400, '/pets', { method: 'POST', headers: json, body: '{"name":"","categoryId":0}' });
-  await send('createPet', 400, '/pets', { method: 'POST', headers: json, body: '{not json' });
-  await send('createPet', 415, '/pets', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'Rex' });
-  const tooLarge = JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 });
-  await send('createPet', 413, '/pets', { method: 'POST', headers: json, body: tooLarge });
-  // getPet (deprecated): found, missing, malformed.
-  await send('getPet', 200, `/pets/${(created.body as { id: number }).id}`);
-  await send('getPet', 404, '/pets/9007199254740991');
-  await send('getPet', 400, '/pets/01');
-  // Every operation's sample requests (tools/harness/sample-requests.ts): its valid, invalid and absent ones.
-  for (const { operationId } of routes)
-    for (const sample of Object.values(sampleRequests[operationId])) await sendSample(operationId, sample);
-  // API Gateway's own answers: no route, no key, a bad scheme, unknown and revoked keys.
-  await send(undefined, 404, '/nowhere');
-  await send(undefined, 404, '/pets', { method: 'DELETE' });
-  await send(undefined, 401, '/pets', { authorization: null });
-  await send(undefined, 401, '/pets', {
-    authorization: `Basic ${Buffer.from(`user:${server.key}`).toString('base64')}`,
-  });
-  await send(undefined, 401, '/pets', { authorization: bearer(unknown) });
-  await send(undefined, 401, '/pets/1', { authorization: bearer(revoked.key) });
-  // Real faults, last: a table gone under a running function (500), then under the authorizer (503).
-  await dynamodb.deleteTable(petsTable.name);
-  await send('getPet', 500, '/pets/1');
-  await dynamodb.deleteTable(keysTable.name);
-  await send(undefined, 503, '/pets');
-  dynamodb.client.destroy();
-
-  // The access-log line is written once the response is sent: wait for the last one.
-  const last = exchanges.at(-1)!.requestId;
-  for (let i = 0; i < 100 && !server.output().includes(`"requestId":"${last}","keyId"`); i++)
-    await new Promise((r) => setTimeout(r, 50));
-  await server.stop();
-  parsed = parseOutput(server.output());
+  ({ server, parsed, keyId, revokedKeyId, exchanges, secrets } = await observeEveryAnswer());
 }, 90_000);
 
 afterAll(() => disposeServer(server));

@@ -4,7 +4,9 @@
 // or deletion protection, nothing retained), so that a failed create rolls back to a stack the
 // CLI can delete and the same command can run again; once it stands, a second deploy with the
 // stage's own settings turns every protection on. A stage that exists gets one deploy.
-import { type DeployedStage, FIRST_DEPLOY_CONTEXT, stackName } from '../../infra/stages.ts';
+
+import { FIRST_DEPLOY_CONTEXT } from '../../infra/stage-deployment.ts';
+import { type DeployedStage, stackName } from '../../infra/stages.ts';
 
 export interface DeployOptions {
   readonly stage: DeployedStage;

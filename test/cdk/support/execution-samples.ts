@@ -2,7 +2,8 @@
 // stage: test/cdk/execution-policy.test.ts simulates them, allowed by that stage's execution
 // policy and denied by the other stage's.
 import { STACK_NAME_TAG } from '../../../infra/ci/execution-policy.ts';
-import { BOOTSTRAP_QUALIFIERS, type DeployedStage, stackName } from '../../../infra/stages.ts';
+import { BOOTSTRAP_QUALIFIERS } from '../../../infra/stage-deployment.ts';
+import { type DeployedStage, stackName } from '../../../infra/stages.ts';
 import { TEST_ENV } from './synth.ts';
 
 const { account: ACCOUNT, region: REGION } = TEST_ENV;

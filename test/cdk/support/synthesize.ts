@@ -13,7 +13,8 @@ import { GITHUB_REPOSITORY_CONTEXT } from '../../../infra/ci/github.ts';
 import { alarmDestinationsContextKey } from '../../../infra/monitoring/alarm-destinations.ts';
 import type { PetStoreStack } from '../../../infra/pet-store-stack.ts';
 import { REPOSITORY_ROOT } from '../../../infra/repository-root.ts';
-import { DEPLOYED_STAGES, stageAccountEnvVar, stageRegionEnvVar } from '../../../infra/stages.ts';
+import { stageAccountEnvVar, stageRegionEnvVar } from '../../../infra/stage-deployment.ts';
+import { DEPLOYED_STAGES } from '../../../infra/stages.ts';
 import {
   type Acknowledgement,
   type NagFinding,
