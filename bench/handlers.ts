@@ -4,6 +4,7 @@
 // round), HANDLER_FUNCTIONS (a comma-separated subset), HANDLER_TRACING (off,sampled,unsampled),
 // HANDLER_SETTINGS (production,staging).
 import {
+  HANDLER_RUN,
   handlersTable,
   handlerTargets,
   measureHandlers,
@@ -13,7 +14,8 @@ import {
 import { printTargets } from './support/stats.ts';
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',');
-const figures = await measureHandlers(undefined, {
+const figures = await measureHandlers({
+  ...HANDLER_RUN,
   only: process.env.HANDLER_FUNCTIONS?.split(','),
   settings: list('HANDLER_SETTINGS', 'production,staging') as Settings[],
   tracing: list('HANDLER_TRACING', 'off,sampled,unsampled') as Tracing[],

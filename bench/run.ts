@@ -19,22 +19,20 @@
 // server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
 // worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
 // by its directory); HANDLER_* as for `npm run bench:handlers`.
-import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import { httpClient, inParallel, type RequestSpec } from '../tools/harness/http-client.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { measureHandlers } from './support/handler-bench.ts';
+import { HANDLER_RUN, measureHandlers } from './support/handler-bench.ts';
 import { report } from './support/report.ts';
 import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
-import { type BenchServer, startBareServer, startUserServer, type UserServer } from './support/servers.ts';
-import { type Comparison, compare, type LoadOptions, type Side } from './support/side-by-side.ts';
-import { machine } from './support/stats.ts';
+import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
+import { type Comparison, compare, type LoadOptions } from './support/side-by-side.ts';
+import { machine, writeResults } from './support/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
 const LARGE_TABLE = quick ? 10_000 : 100_000;
-const KEYS = 8;
 const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,scaling,shards').split(','));
 /** Other checkouts to set beside this one in part 1, each named by its directory. */
 const others = (process.env.BENCH_BEFORE?.split(',') ?? []).filter(Boolean).map((dir) => resolve(dir));
@@ -52,50 +50,43 @@ const log = (message: string) =>
   console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
 log(`machine: ${machine.description}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
 
-// Each route's request is its valid sample of the harness's table (tools/harness/sample-requests.ts),
-// with what the bench sets apart: a seeded id, a page size, a status filter, a new name per create.
-type Requests = (i: number) => RequestSpec;
-const sample = (operationId: OperationId, overrides: SampleRequest) =>
-  sampleHttpRequest(operationId, { ...sampleRequests[operationId].valid, ...overrides });
-const get = (query: Record<string, string> = {}): Requests => {
-  const spec = sample('listPets', { query: { limit: '20', ...query } });
-  return () => spec;
+/**
+ * An operation's requests: its valid sample of the harness's table (tools/harness/sample-requests.ts)
+ * with what the bench sets apart for request i (a seeded id, a page size, a filter, a new name per create).
+ */
+type Requests = { status: number; spec: (i: number) => RequestSpec };
+const requests = (operationId: OperationId, overrides: (i: number) => SampleRequest): Requests => {
+  const { status, ...valid } = sampleRequests[operationId].valid;
+  return { status, spec: (i) => sampleHttpRequest(operationId, { ...valid, ...overrides(i) }) };
 };
-const create = (i: number, status = 'available') =>
-  sample('createPet', { body: { name: `Bench ${i}`, categoryId: (i % 50) + 1, status } });
-const getSeeded = (i: number) =>
-  sample('getPet', { pathParameters: { petId: String(SEED_FIRST_ID + (i % SMALL_TABLE)) } });
-/** A server's side; request i carries its keys[i % keys.length] (the bare server takes none). */
-const side = (name: string, server: BenchServer & { keys?: string[] }, request: Requests): Side => ({
-  name,
-  server,
-  request: (i) => {
-    const spec = request(i);
-    const keys = server.keys ?? [];
-    return keys.length
-      ? { ...spec, headers: { Authorization: `Bearer ${keys[i % keys.length]}`, ...spec.headers } }
-      : spec;
-  },
-  expectedStatus: request(0).method === 'POST' ? 201 : 200,
-});
+const list = (query: Record<string, string> = {}) => requests('listPets', () => ({ query: { limit: '20', ...query } }));
+const creates = (status: (i: number) => string) =>
+  requests('createPet', (i) => ({ body: { name: `Bench ${i}`, categoryId: (i % 50) + 1, status: status(i) } }));
+const getSeeded = requests('getPet', (i) => ({ pathParameters: { petId: String(SEED_FIRST_ID + (i % SMALL_TABLE)) } }));
+/** Request i with the server's keys[i % keys.length]: several keys, as many clients, each with its own limit. */
+const withKey = (server: BenchServer, spec: RequestSpec, i: number): RequestSpec =>
+  server.keys.length
+    ? { ...spec, headers: { Authorization: `Bearer ${server.keys[i % server.keys.length]}`, ...spec.headers } }
+    : spec;
 
-/** Starts `servers`, `fill`s each, then compares them on each of `requests` under `options`; stops them. */
+/** Starts the named servers, `fill`s each, then compares them on each of `measured`; stops them. */
 const measure = async (
-  servers: Array<Promise<BenchServer & { keys?: string[] }>>,
-  names: string[],
-  fill: (server: UserServer, side: number) => Promise<unknown>,
-  requests: Array<[string, (server: UserServer, side: number) => Promise<Requests>, LoadOptions]>,
+  servers: Array<[string, Promise<BenchServer>]>,
+  fill: (server: BenchServer, side: number) => Promise<unknown>,
+  measured: Array<[string, (server: BenchServer, side: number) => Promise<Requests>, LoadOptions]>,
 ) => {
-  const started = await Promise.all(servers);
+  const names = servers.map(([name]) => name);
+  const started = await Promise.all(servers.map(([, server]) => server));
   try {
-    await Promise.all(started.map((server, i) => fill(server as UserServer, i)));
+    await Promise.all(started.map(fill));
     const comparisons: Comparison[] = [];
-    for (const [name, request, options] of requests) {
+    for (const [name, request, options] of measured) {
       log(`measuring ${name}, ${options.connections} connections: ${names.join(', ')}`);
-      const sides = await Promise.all(
-        started.map(async (s, i) => side(names[i]!, s, await request(s as UserServer, i))),
-      );
-      comparisons.push(await compare(name, sides, options));
+      const sides = started.map(async (server, i) => {
+        const { status, spec } = await request(server, i);
+        return { name: names[i]!, server, request: (n: number) => withKey(server, spec(n), n), expectedStatus: status };
+      });
+      comparisons.push(await compare(name, await Promise.all(sides), options));
     }
     // After the load: what the server holds once idle for a moment, without a forced GC.
     await new Promise((done) => setTimeout(done, 2000));
@@ -107,25 +98,27 @@ const measure = async (
 
 const routes: Array<[string, Requests, LoadOptions]> = [
   ['getPet', getSeeded, load],
-  ['listPets', get(), load],
-  ['listPets status=sold', get({ status: 'sold' }), load],
-  ['createPet', create, load], // after the reads: creates grow the table
+  ['listPets', list(), load],
+  ['listPets status=sold', list({ status: 'sold' }), load],
+  ['createPet', creates(() => 'available'), load], // after the reads: creates grow the table
   ['getPet', getSeeded, { ...load, connections: 1 }],
 ];
-/** Several keys, as many clients: each key has its own limit (PETSTORE_KEY_RATE, 1,000/s by default). */
 const measureServer = () =>
   measure(
-    [startBareServer(), startUserServer({}, undefined, KEYS), ...others.map((dir) => startUserServer({}, dir, KEYS))],
-    ['bare', 'npm start', ...others.map((dir) => basename(dir))],
+    [
+      ['bare', startBareServer()],
+      ['npm start', startUserServer({}, undefined, 8)],
+      ...others.map((dir): [string, Promise<BenchServer>] => [basename(dir), startUserServer({}, dir, 8)]),
+    ],
     (server) => seedPets(server.dynamodbEndpoint, SMALL_TABLE),
     routes.map(([name, request, options]) => [name, async () => request, options]),
   );
 
 /** A cursor to the page that starts about halfway through the available animals. */
-const middleCursor = async (server: UserServer, animals: number): Promise<string> => {
+const middleCursor = async (server: BenchServer, animals: number): Promise<string> => {
   let url = `${server.baseUrl}/pets?status=available&limit=100`;
   for (let page = 0; page < Math.floor(animals / 3 / 2 / 100); page++) {
-    const response = await fetch(url, { headers: { Authorization: `Bearer ${server.key}` } });
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${server.keys[0]}` } });
     await response.arrayBuffer();
     url = new URL(/<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')![1]!, server.baseUrl).href;
   }
@@ -136,8 +129,10 @@ const measureScaling = async () => {
   const animals = [SMALL_TABLE, LARGE_TABLE];
   let seedingMs = 0;
   const { comparisons } = await measure(
-    [startUserServer(), startUserServer()],
-    ['small', 'large'],
+    [
+      ['small', startUserServer()],
+      ['large', startUserServer()],
+    ],
     async (server, i) => {
       const ms = await seedPets(server.dynamodbEndpoint, animals[i]!);
       if (i) seedingMs = ms;
@@ -145,7 +140,7 @@ const measureScaling = async () => {
     (['first', 'middle'] as const).map((page) => [
       `listPets status, ${page} page`,
       async (server, i) =>
-        get({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
+        list({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
       listingLoad,
     ]),
   );
@@ -153,11 +148,12 @@ const measureScaling = async () => {
 };
 
 /** 1,000 animals created through the API: the index attributes are the server's own, whatever its shards. */
-const createThroughApi = async (server: UserServer) => {
+const createThroughApi = async (server: BenchServer) => {
   const client = httpClient(server.baseUrl, 8);
+  const { spec } = creates((i) => STATUSES[i % 3]!);
   try {
     await inParallel(SMALL_TABLE, 8, async (i) => {
-      const answer = await client.send(side('', server, (n) => create(n, STATUSES[n % 3]!)).request(i));
+      const answer = await client.send(withKey(server, spec(i), i));
       if (answer.status !== 201) throw new Error(`seeding through the API: ${answer.status} ${answer.body}`);
     });
   } finally {
@@ -165,26 +161,25 @@ const createThroughApi = async (server: UserServer) => {
   }
 };
 
-const measureShards = async () =>
-  (
-    await measure(
-      [startUserServer(), startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
-      ['shards=1', 'shards=4'],
-      createThroughApi,
-      ['sold', 'available'].map((status) => [
-        `listPets status=${status}, shards`,
-        async () => get({ status }),
-        listingLoad,
-      ]),
-    )
-  ).comparisons;
+const measureShards = async () => {
+  const servers: Array<[string, Promise<BenchServer>]> = [
+    ['shards=1', startUserServer()],
+    ['shards=4', startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
+  ];
+  const statuses = ['sold', 'available'].map((status): [string, () => Promise<Requests>, LoadOptions] => [
+    `listPets status=${status}, shards`,
+    async () => list({ status }),
+    listingLoad,
+  ]);
+  return (await measure(servers, createThroughApi, statuses)).comparisons;
+};
 
 const server = parts.has('server') ? await measureServer() : undefined;
-const handlerOptions = quick ? { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 } : undefined;
-const handlers = parts.has('handlers') ? await measureHandlers(handlerOptions, { tracing: ['off'] }, log) : undefined;
+const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
+const handlers = parts.has('handlers') ? await measureHandlers(handlerRun, log) : undefined;
 const scaling = parts.has('scaling') ? await measureScaling() : undefined;
 const shards = parts.has('shards') ? await measureShards() : undefined;
 const results = report({ quick, load, listingLoad, server, handlers, scaling, shards });
-writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-log(`done in ${Math.round((performance.now() - started) / 1000)} s; wrote bench/results.json`);
+writeResults('results.json', results);
+log(`done in ${Math.round((performance.now() - started) / 1000)} s`);
 if (!results.passed) process.exitCode = 1;

@@ -4,6 +4,7 @@
 // two take turns, round after round; a ratio is the median of the rounds' ratios.
 import { fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,8 +39,6 @@ const NODE_OPTIONS_OF: Record<Settings, string[]> = { production: [], staging: [
 const TARGETS: Record<Tracing, number> = { off: 1.15, sampled: 1.3, unsampled: 1.15 };
 const HOST = fileURLToPath(new URL('./handler-host.ts', import.meta.url));
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
-
-type HandlerOptions = typeof HANDLER_OPTIONS;
 
 /**
  * A floor that loaded the service's validation (zod, the schemas) would import slower than a bare
@@ -138,35 +137,38 @@ export const startHost = async (
   env: NodeJS.ProcessEnv,
   settings: Settings = 'production',
 ) => {
-  const child = fork(HOST, [file, exportName, JSON.stringify(event)], {
+  const args = [file, exportName, JSON.stringify(event)];
+  const child = fork(HOST, args, {
     env,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     execArgv: NODE_OPTIONS_OF[settings],
   });
-  const pending = new Map<number, (value: unknown) => void>();
-  let nextId = 0;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`handler host for ${file} exited with ${code}`)));
-    child.once('message', () => resolve());
-  });
-  child.on('message', (message: { id?: number; result?: unknown }) => {
-    if (message.id === undefined) return;
-    pending.get(message.id)?.(message.result);
-    pending.delete(message.id);
-  });
+  const exited = once(child, 'exit');
+  await Promise.race([once(child, 'message'), exited]); // its first message: ready
+  if (child.exitCode !== null) throw new Error(`handler host for ${file} exited with ${child.exitCode}`);
   return {
-    call: <T>(request: HostRequest) =>
-      new Promise<T>((done) => {
-        pending.set(nextId, done as (value: unknown) => void);
-        child.send({ ...request, id: nextId++ });
-      }),
+    /** One request at a time: the host answers each with one message. */
+    call: async <T>(request: HostRequest): Promise<T> => {
+      child.send(request);
+      return (await once(child, 'message'))[0] as T;
+    },
     stop: async () => {
-      child.send({ type: 'stop', id: -1 });
+      child.send({ type: 'stop' } satisfies HostRequest);
       await exited;
     },
   };
 };
+
+/** Rounds of invocations per function; which functions (all by default), under which settings and tracing. */
+export const HANDLER_RUN = {
+  rounds: Number(process.env.HANDLER_ROUNDS ?? 7),
+  invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 400),
+  warmupInvocations: 300,
+  only: undefined as readonly string[] | undefined,
+  settings: ['production'] as readonly Settings[],
+  tracing: ['off'] as readonly Tracing[],
+};
+type HandlerRun = typeof HANDLER_RUN;
 
 /** One function against the floor, warm, in alternating rounds. */
 const measureHandler = async (
@@ -174,7 +176,7 @@ const measureHandler = async (
   name: FunctionName,
   tracing: Tracing,
   settings: Settings,
-  o: HandlerOptions,
+  o: HandlerRun,
 ) => {
   const { function: file, floor } = env.bundles[name];
   const sides = await Promise.all(
@@ -184,18 +186,19 @@ const measureHandler = async (
   );
   const segmentsBefore = env.segmentsSent();
   try {
-    const [cpu, p50, p99] = [0, 1, 2].map((): [number[], number[]] => [[], []]) as [number[], number[]][];
     for (const side of sides) await side.call<RunResult>({ type: 'run', invocations: o.warmupInvocations });
+    /** Per round, the floor's figures and the function's: CPU ms per invocation, p50 and p99 ms. */
+    const rounds: Array<Array<Record<'cpu' | 'p50' | 'p99', number>>> = [];
     for (let r = 0; r < o.rounds; r++) {
-      for (const i of r % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+      rounds.push([]);
+      for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
         const result = await sides[i]!.call<RunResult>({ type: 'run', invocations: o.invocationsPerRound });
         const last = result.last as { statusCode?: number; error?: string };
         if (last.error !== undefined || (last.statusCode ?? 0) >= 400)
           throw new Error(`${name} (${i === 0 ? 'floor' : 'function'}) failed: ${JSON.stringify(result.last)}`);
         const sorted = result.wallMs.sort((a, b) => a - b);
-        cpu![i].push(result.cpuMicros / 1000 / o.invocationsPerRound);
-        p50![i].push(percentile(sorted, 50));
-        p99![i].push(percentile(sorted, 99));
+        const cpu = result.cpuMicros / 1000 / o.invocationsPerRound;
+        rounds[r]![i] = { cpu, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
       }
     }
     // A UDP datagram may still be on its way: a moment for the last ones, then the check.
@@ -204,19 +207,13 @@ const measureHandler = async (
     const segments = env.segmentsSent() - segmentsBefore;
     if (tracing === 'sampled' ? segments < invocations : segments > 0)
       throw new Error(`${name} with tracing ${tracing}: ${segments} segments sent for ${invocations} invocations`);
-    const ratios = (values: [number[], number[]]) => values[1].map((v, r) => ratio(v, values[0][r]!));
-    const ms = (values: number[]) => round(median(values), 3);
+    const ratios = (figure: 'cpu' | 'p50' | 'p99') => rounds.map(([floor, own]) => ratio(own![figure], floor![figure]));
+    const cpuMs = (side: number) => round(median(rounds.map((figures) => figures[side]!.cpu)), 3);
     return {
-      function: name,
-      tracing,
-      settings,
+      ...{ function: name, tracing, settings },
       /** Medians over rounds, per invocation; a ratio is the median over rounds of function ÷ floor. */
-      cpuMs: ms(cpu![1]),
-      floorCpuMs: ms(cpu![0]),
-      cpuRatio: median(ratios(cpu!)),
-      p50Ratio: median(ratios(p50!)),
-      p99Ratio: median(ratios(p99!)),
-      cpuRatioPerRound: ratios(cpu!),
+      ...{ cpuMs: cpuMs(1), floorCpuMs: cpuMs(0), cpuRatio: median(ratios('cpu')) },
+      ...{ p50Ratio: median(ratios('p50')), p99Ratio: median(ratios('p99')), cpuRatioPerRound: ratios('cpu') },
     };
   } finally {
     await Promise.all(sides.map((side) => side.stop()));
@@ -224,27 +221,16 @@ const measureHandler = async (
 };
 export type HandlerFigures = Awaited<ReturnType<typeof measureHandler>>;
 
-type Selection = { only?: readonly string[] | undefined; settings?: readonly Settings[]; tracing: readonly Tracing[] };
-const HANDLER_OPTIONS = {
-  rounds: Number(process.env.HANDLER_ROUNDS ?? 7),
-  invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 400),
-  warmupInvocations: 300,
-};
-
 /** Every function (or those named in `only`) against the floor, one after another, under each settings and tracing. */
-export const measureHandlers = async (
-  options: HandlerOptions = HANDLER_OPTIONS,
-  { only, settings = ['production'], tracing }: Selection,
-  log: (message: string) => void = console.error,
-): Promise<HandlerFigures[]> => {
+export const measureHandlers = async (run: HandlerRun, log: (message: string) => void = console.error) => {
   const env = await prepareHandlerBench();
   const figures: HandlerFigures[] = [];
   try {
-    for (const name of FUNCTION_NAMES.filter((f) => !only || only.includes(f)))
-      for (const setting of settings)
-        for (const traced of tracing) {
-          log(`measuring ${name} alone against the floor, ${setting} settings, tracing ${traced}`);
-          figures.push(await measureHandler(env, name, traced, setting, options));
+    for (const name of FUNCTION_NAMES.filter((f) => !run.only || run.only.includes(f)))
+      for (const settings of run.settings)
+        for (const tracing of run.tracing) {
+          log(`measuring ${name} alone against the floor, ${settings} settings, tracing ${tracing}`);
+          figures.push(await measureHandler(env, name, tracing, settings, run));
         }
   } finally {
     await env.close();

@@ -65,8 +65,9 @@ const first = async () => {
   return { importMs, firstMs: performance.now() - begun, cpuMs: importCpuMs + cpuMs(cpu), last };
 };
 
-process.on('message', async (message: HostRequest & { id: number }) => {
+// One answer per request, in order: the parent sends the next request once it has the answer.
+process.on('message', async (message: HostRequest) => {
   if (message.type === 'stop') process.exit(0);
-  process.send!({ id: message.id, result: message.type === 'run' ? await run(message.invocations) : await first() });
+  process.send!(message.type === 'run' ? await run(message.invocations) : await first());
 });
-process.send!({ type: 'ready' });
+process.send!('ready');
