@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { stackName } from '../infra/stages.ts';
 import { FUNCTION_NAMES } from '../shared/api/routes.ts';
 import { deployedBundles } from './support/bundles.ts';
-import { prepareHandlerBench, type Settings, startHost } from './support/handler-bench.ts';
+import { prepareHandlerBench, type Settings } from './support/handler-bench.ts';
 import { atMost, cells, machine, median, printTargets, round, table, writeResults } from './support/stats.ts';
 
 const CDK_OUT = process.env.CDK_OUT ?? 'cdk.out';
@@ -64,19 +64,10 @@ try {
         const [settings, kind] = side.split(' ') as [Settings, 'floor' | 'function'];
         const traced = tracing && kind === 'function';
         const sentBefore = env.segmentsSent();
-        const host = await startHost(
-          kind === 'floor' ? env.bundles[name].floor : file,
-          kind === 'floor' ? name : 'handler',
-          env.events[name],
-          env.environment(name, traced ? 'sampled' : 'off'),
-          settings,
-        );
-        const { last, ...sample } = await host.call<Sample & { last: { statusCode?: number; error?: string } }>({
-          type: 'first',
-        });
+        const host = await env.host(name, kind, traced ? 'sampled' : 'off', settings, file);
+        const { wallMs, cpuMs } = await host.run(1);
         await host.stop();
-        if (last.error !== undefined || (last.statusCode ?? 0) >= 400)
-          throw new Error(`${name} (${side}) failed its first invocation: ${JSON.stringify(last)}`);
+        const sample = { importMs: host.ready.importMs, firstMs: wallMs[0]!, cpuMs: host.ready.importCpuMs + cpuMs };
         samples.set(`${name} ${side}`, [...(samples.get(`${name} ${side}`) ?? []), sample]);
         if (traced) segments.set(name, segments.get(name)! + env.segmentsSent() - sentBefore);
       }

@@ -23,7 +23,7 @@ import { powertoolsEnvironment } from '../../shared/observability/metric-names.t
 import { listenOnLoopback } from '../../tools/harness/loopback.ts';
 import { buildBundle, ENTRIES } from './bundles.ts';
 import { proxyEvent, tokenEvent } from './handler-events.ts';
-import type { HostRequest, RunResult } from './handler-host.ts';
+import type { HostRequest, Ready, RunResult } from './handler-host.ts';
 import { SEED_FIRST_ID, seedPets } from './seed.ts';
 import { atMost, cells, median, percentile, ratio, round, type Target, table } from './stats.ts';
 
@@ -64,8 +64,8 @@ export const prepareHandlerBench = async () => {
   await seedPets(dynamodb.endpoint, 1_000);
   Object.assign(process.env, dynamodbEnvironment(dynamodb.endpoint));
   const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
-  const built = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(ENTRIES[name], join(out, name))));
-  const bundles = Object.fromEntries(FUNCTION_NAMES.map((name, i) => [name, { function: built[i]!, floor }]));
+  const files = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(ENTRIES[name], join(out, name))));
+  const built = Object.fromEntries(FUNCTION_NAMES.map((name, i) => [name, files[i]!])) as Record<FunctionName, string>;
   const events: Record<FunctionName, unknown> = {
     getPet: proxyEvent('getPet', keyId, { pathParameters: { petId: String(SEED_FIRST_ID + 42) } }),
     listPets: proxyEvent('listPets', keyId, { query: { limit: '20' } }),
@@ -114,9 +114,11 @@ export const prepareHandlerBench = async () => {
     ...(name === 'listPets' && secretFromExtension),
   });
   return {
-    bundles: bundles as Record<FunctionName, { function: string; floor: string }>,
-    events,
-    environment,
+    /** A fresh host of `name`'s function (this build, or `file`) or of its floor, with its event and environment. */
+    host: (name: FunctionName, side: 'floor' | 'function', tracing: Tracing, settings: Settings, file = built[name]) =>
+      side === 'floor'
+        ? startHost(floor, name, events[name], environment(name, tracing), settings)
+        : startHost(file, 'handler', events[name], environment(name, tracing), settings),
     /** Segments the functions sent to the X-Ray daemon's address so far. */
     segmentsSent: () => segments,
     close: async () => {
@@ -130,12 +132,12 @@ export const prepareHandlerBench = async () => {
 type BenchEnvironment = Awaited<ReturnType<typeof prepareHandlerBench>>;
 
 /** A fresh process holding one handler: `exportName` of `file`. Its log lines go nowhere we read. */
-export const startHost = async (
+const startHost = async (
   file: string,
   exportName: string,
   event: unknown,
   env: NodeJS.ProcessEnv,
-  settings: Settings = 'production',
+  settings: Settings,
 ) => {
   const args = [file, exportName, JSON.stringify(event)];
   const child = fork(HOST, args, {
@@ -144,16 +146,19 @@ export const startHost = async (
     execArgv: NODE_OPTIONS_OF[settings],
   });
   const exited = once(child, 'exit');
-  await Promise.race([once(child, 'message'), exited]); // its first message: ready
+  const [ready] = await Promise.race([once(child, 'message'), exited]);
   if (child.exitCode !== null) throw new Error(`handler host for ${file} exited with ${child.exitCode}`);
   return {
-    /** One request at a time: the host answers each with one message. */
-    call: async <T>(request: HostRequest): Promise<T> => {
-      child.send(request);
-      return (await once(child, 'message'))[0] as T;
+    ready: ready as Ready,
+    /** Runs `invocations` one after another (the host answers each request with one message); throws if the last failed. */
+    run: async (invocations: number) => {
+      child.send(invocations satisfies HostRequest);
+      const [result] = (await once(child, 'message')) as [RunResult];
+      if (result.failed) throw new Error(`${exportName} of ${file} failed: ${result.failed}`);
+      return result;
     },
     stop: async () => {
-      child.send({ type: 'stop' } satisfies HostRequest);
+      child.send('stop' satisfies HostRequest);
       await exited;
     },
   };
@@ -178,26 +183,21 @@ const measureHandler = async (
   settings: Settings,
   o: HandlerRun,
 ) => {
-  const { function: file, floor } = env.bundles[name];
-  const sides = await Promise.all(
-    [floor, file].map((bundle, i) =>
-      startHost(bundle, i ? 'handler' : name, env.events[name], env.environment(name, tracing), settings),
-    ),
-  );
+  const sides = await Promise.all([
+    env.host(name, 'floor', tracing, settings),
+    env.host(name, 'function', tracing, settings),
+  ]);
   const segmentsBefore = env.segmentsSent();
   try {
-    for (const side of sides) await side.call<RunResult>({ type: 'run', invocations: o.warmupInvocations });
+    for (const side of sides) await side.run(o.warmupInvocations);
     /** Per round, the floor's figures and the function's: CPU ms per invocation, p50 and p99 ms. */
     const rounds: Array<Array<Record<'cpu' | 'p50' | 'p99', number>>> = [];
     for (let r = 0; r < o.rounds; r++) {
       rounds.push([]);
       for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
-        const result = await sides[i]!.call<RunResult>({ type: 'run', invocations: o.invocationsPerRound });
-        const last = result.last as { statusCode?: number; error?: string };
-        if (last.error !== undefined || (last.statusCode ?? 0) >= 400)
-          throw new Error(`${name} (${i === 0 ? 'floor' : 'function'}) failed: ${JSON.stringify(result.last)}`);
+        const result = await sides[i]!.run(o.invocationsPerRound);
         const sorted = result.wallMs.sort((a, b) => a - b);
-        const cpu = result.cpuMicros / 1000 / o.invocationsPerRound;
+        const cpu = result.cpuMs / o.invocationsPerRound;
         rounds[r]![i] = { cpu, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
       }
     }
