@@ -18,19 +18,19 @@ export const SEED_FIRST_ID = 1_000_000_000;
 export const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 const BATCH_SIZE = 25; // DynamoDB's BatchWriteItem limit
 
-/** As the service writes it at `npm start`'s default of one index shard: with its status index key. */
-const seededPet = (index: number) => {
+/** As the service writes it at `shards` index shards (`npm start`'s default: 1): with its status index key. */
+const seededPet = (index: number, shards: number) => {
   const pet: Pet = {
     id: SEED_FIRST_ID + index,
     name: `Seeded animal ${index}`,
     categoryId: (index % 50) + 1,
     status: STATUSES[index % 3]!,
   };
-  return { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, 1) };
+  return { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, shards) };
 };
 
 /** Writes `count` seeded animals, 16 batches in flight; resolves to the milliseconds it took. */
-export const seedPets = async (endpoint: string, count: number): Promise<number> => {
+export const seedPets = async (endpoint: string, count: number, shards = 1): Promise<number> => {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(endpoint)));
   const started = performance.now();
   try {
@@ -38,7 +38,7 @@ export const seedPets = async (endpoint: string, count: number): Promise<number>
       const first = batch * BATCH_SIZE;
       const indexes = Array.from({ length: Math.min(BATCH_SIZE, count - first) }, (_, i) => first + i);
       let requests: BatchWriteCommandInput['RequestItems'] = {
-        [petsTable.name]: indexes.map((index) => ({ PutRequest: { Item: seededPet(index) } })),
+        [petsTable.name]: indexes.map((index) => ({ PutRequest: { Item: seededPet(index, shards) } })),
       };
       while (requests && Object.keys(requests).length > 0) {
         const output: BatchWriteCommandOutput = await client.send(new BatchWriteCommand({ RequestItems: requests }));
