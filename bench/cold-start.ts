@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { stackName } from '../infra/stages.ts';
 import { FUNCTION_NAMES } from '../shared/api/routes.ts';
 import { deployedBundles } from './support/bundles.ts';
-import { prepareHandlerBench, type Settings } from './support/handler-bench.ts';
+import { prepareLambdaEnv, type Settings } from './support/lambda-env.ts';
 import { atMost, cells, machine, median, printTargets, round, table, writeResults } from './support/stats.ts';
 
 const CDK_OUT = process.env.CDK_OUT ?? 'cdk.out';
@@ -52,7 +52,7 @@ type Sample = { importMs: number; firstMs: number; cpuMs: number };
 const samples = new Map<string, Sample[]>();
 const segments = new Map(FUNCTION_NAMES.map((name) => [name, 0]));
 const sides = SETTINGS.flatMap((settings) => [`${settings} floor`, `${settings} function`]);
-const env = await prepareHandlerBench();
+const env = await prepareLambdaEnv();
 try {
   console.log(
     `measuring import + first invocation: each function and its floor × ${sides.length / 2} settings × ${RUNS}…`,
