@@ -12,7 +12,7 @@
 // 3. The filtered listing, first page and a page from the middle, over 1,000 and 100,000
 //    animals: two `npm start` servers side by side.
 // 4. The filtered listing with PETSTORE_INDEX_SHARDS=4 beside 1: two `npm start` servers
-//    holding the same 1,000 animals, created through the API.
+//    holding the same 1,000 animals, each with the index key of its own shards.
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
 // animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; parts 3 and 4 at most 3),
 // BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
@@ -68,11 +68,14 @@ const withKey = (server: BenchServer, spec: RequestSpec, i: number): RequestSpec
     ? { ...spec, headers: { Authorization: `Bearer ${server.keys[i % server.keys.length]}`, ...spec.headers } }
     : spec;
 
+/** A comparison's name, its requests on each side's server, and its load. */
+type Measured = [string, (server: BenchServer, side: number) => Requests | Promise<Requests>, LoadOptions];
+
 /** Starts the named servers, `fill`s each, then compares them on each of `measured`; stops them. */
 const measure = async (
   servers: Array<[string, Promise<BenchServer>]>,
   fill: (server: BenchServer, side: number) => Promise<unknown>,
-  measured: Array<[string, (server: BenchServer, side: number) => Promise<Requests>, LoadOptions]>,
+  measured: Measured[],
 ) => {
   const names = servers.map(([name]) => name);
   const started = await Promise.all(servers.map(([, server]) => server));
@@ -110,7 +113,7 @@ const measureServer = () =>
       ...others.map((dir): [string, Promise<BenchServer>] => [basename(dir), startUserServer({}, dir, 8)]),
     ],
     (server) => seedPets(server.dynamodbEndpoint, SMALL_TABLE),
-    routes.map(([name, request, options]) => [name, async () => request, options]),
+    routes.map(([name, request, options]) => [name, () => request, options]),
   );
 
 /** A cursor to the page that starts about halfway through the available animals. */
@@ -126,38 +129,39 @@ const middleCursor = async (server: BenchServer, animals: number): Promise<strin
 
 const measureScaling = async () => {
   const animals = [SMALL_TABLE, LARGE_TABLE];
-  let seedingMs = 0;
+  const seed = async (server: BenchServer, i: number) =>
+    log(
+      `${animals[i]} animals seeded in ${Math.round((await seedPets(server.dynamodbEndpoint, animals[i]!)) / 1000)} s`,
+    );
+  const pages = (['first', 'middle'] as const).map(
+    (page): Measured => [
+      `listPets status, ${page} page`,
+      async (server, i) =>
+        list({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
+      listingLoad,
+    ],
+  );
   const { comparisons } = await measure(
     [
       ['small', startUserServer()],
       ['large', startUserServer()],
     ],
-    async (server, i) => {
-      const ms = await seedPets(server.dynamodbEndpoint, animals[i]!);
-      if (i) seedingMs = ms;
-    },
-    (['first', 'middle'] as const).map((page) => [
-      `listPets status, ${page} page`,
-      async (server, i) =>
-        list({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
-      listingLoad,
-    ]),
+    seed,
+    pages,
   );
-  return { animals, seedingMs: Math.round(seedingMs), comparisons };
+  return { animals, comparisons };
 };
 
 /** The same 1,000 animals on each, with the index key of the server's own shards. */
 const measureShards = async () => {
+  const seed = (server: BenchServer, i: number) => seedPets(server.dynamodbEndpoint, SMALL_TABLE, i ? 4 : 1);
+  const statuses = ['sold', 'available'].map(
+    (status): Measured => [`listPets status=${status}, shards`, () => list({ status }), listingLoad],
+  );
   const servers: Array<[string, Promise<BenchServer>]> = [
     ['shards=1', startUserServer()],
     ['shards=4', startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
   ];
-  const seed = (server: BenchServer, i: number) => seedPets(server.dynamodbEndpoint, SMALL_TABLE, i ? 4 : 1);
-  const statuses = ['sold', 'available'].map((status): [string, () => Promise<Requests>, LoadOptions] => [
-    `listPets status=${status}, shards`,
-    async () => list({ status }),
-    listingLoad,
-  ]);
   return (await measure(servers, seed, statuses)).comparisons;
 };
 

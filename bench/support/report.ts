@@ -25,7 +25,7 @@ export interface ReportInput {
   listingLoad: LoadOptions;
   server?: { comparisons: Comparison[]; rssAfterMB: number } | undefined;
   handlers?: HandlerFigures[] | undefined;
-  scaling?: { animals: number[]; seedingMs: number; comparisons: Comparison[] } | undefined;
+  scaling?: { animals: number[]; comparisons: Comparison[] } | undefined;
   shards?: Comparison[] | undefined;
 }
 
