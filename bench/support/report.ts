@@ -1,7 +1,7 @@
 // What bench/results.json holds, and the printed tables: every figure set against its target (issue 30's).
 import { type HandlerFigures, handlersTable, handlerTargets } from './handler-bench.ts';
 import type { Comparison, LoadOptions, Spread } from './side-by-side.ts';
-import { atLeast, atMost, machine, printTargets, round, type Target, table } from './stats.ts';
+import { atLeast, atMost, counts, machine, printTargets, round, type Target, table } from './stats.ts';
 
 const T = {
   /** DynamoDB requests per API request at `npm start`'s defaults, key lookups included. */
@@ -60,10 +60,6 @@ const targets = ({ server, handlers, scaling }: ReportInput): Target[] => [
 
 /** `median (min–max)` */
 const s = (f: Spread) => (f.min === f.max ? `${f.median}` : `${f.median} (${f.min}–${f.max})`);
-const statuses = (counts: Record<string, number>) =>
-  Object.entries(counts)
-    .map(([status, n]) => `${status}×${n}`)
-    .join(' ');
 
 /** Per comparison a row per side, then each other side ÷ the first. */
 const comparisonTable = (comparisons: Comparison[]) =>
@@ -73,7 +69,7 @@ const comparisonTable = (comparisons: Comparison[]) =>
       ...c.sides.map((side, i) => [
         ...(i === 0 ? [c.name, c.connections] : ['', '']),
         ...[side.name, s(side.rps), s(side.p50), s(side.p99), s(side.cpuMsPerRequest)],
-        ...[side.rssMB, side.dynamodbPerRequest, statuses(side.statuses)],
+        ...[side.rssMB, side.dynamodbPerRequest, counts(side.statuses)],
       ]),
       ...Object.entries(c.ratios).map(([name, r]) => [
         ...['', '', `${name} ÷ ${c.sides[0]!.name}`, s(r.rps), s(r.p50), s(r.p99), s(r.cpu)],
@@ -111,9 +107,9 @@ export const report = (input: ReportInput) => {
     c.sides.map((side) => ({ ...side, name: `${c.name}, ${side.name}` })),
   );
   const failures = sides.flatMap((side) => [
-    ...(side.failed ? [`${side.name}: ${side.failed} failed requests (answers: ${statuses(side.statuses)})`] : []),
+    ...(side.failed ? [`${side.name}: ${side.failed} failed requests (answers: ${counts(side.statuses)})`] : []),
     ...(REFUSALS.some((status) => side.statuses[status])
-      ? [`${side.name} was refused (${statuses(side.statuses)}): not the route's figure`]
+      ? [`${side.name} was refused (${counts(side.statuses)}): not the route's figure`]
       : []),
   ]);
   for (const failure of failures) console.log(`FAILED: ${failure}`);

@@ -42,6 +42,12 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string | number>>): stri
   return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n');
 };
 
+/** Counts by key as `200×59 201×63`. */
+export const counts = (byKey: Record<string, number>) =>
+  Object.entries(byKey)
+    .map(([key, n]) => `${key}×${n}`)
+    .join(' ');
+
 /** A table's row: the fields of `row` that `keys` names (space-separated), in that order. */
 export const cells = (row: object, keys: string) =>
   keys.split(' ').map((key) => (row as Record<string, string | number>)[key]!);
