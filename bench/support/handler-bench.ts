@@ -19,18 +19,14 @@ export const HANDLER_RUN = {
 };
 type HandlerRun = typeof HANDLER_RUN;
 
+type Variant = { function: FunctionName; settings: Settings; tracing: Tracing };
+
 /** One function against the floor, warm, in alternating rounds. */
-const measureHandler = async (
-  env: LambdaEnv,
-  name: FunctionName,
-  tracing: Tracing,
-  settings: Settings,
-  o: HandlerRun,
-) => {
-  const sides = await Promise.all([
-    env.host(name, 'floor', tracing, settings),
-    env.host(name, 'function', tracing, settings),
-  ]);
+const measureHandler = async (env: LambdaEnv, variant: Variant, o: HandlerRun) => {
+  const { function: name, settings, tracing } = variant;
+  const sides = await Promise.all(
+    (['floor', 'function'] as const).map((side) => env.host(name, side, tracing, settings)),
+  );
   const segmentsBefore = env.segmentsSent();
   try {
     for (const side of sides) await side.run(o.warmupInvocations);
@@ -54,7 +50,7 @@ const measureHandler = async (
     const ratios = (figure: 'cpu' | 'p50' | 'p99') => rounds.map(([floor, own]) => ratio(own![figure], floor![figure]));
     const cpuMs = (side: number) => round(median(rounds.map((figures) => figures[side]!.cpu)), 3);
     return {
-      ...{ function: name, tracing, settings },
+      ...variant,
       /** Medians over rounds, per invocation; a ratio is the median over rounds of function ÷ floor. */
       ...{ cpuMs: cpuMs(1), floorCpuMs: cpuMs(0), cpuRatio: median(ratios('cpu')) },
       ...{ p50Ratio: median(ratios('p50')), p99Ratio: median(ratios('p99')), cpuRatioPerRound: ratios('cpu') },
@@ -74,7 +70,7 @@ export const measureHandlers = async (run: HandlerRun, log: (message: string) =>
       for (const settings of run.settings)
         for (const tracing of run.tracing) {
           log(`measuring ${name} alone against the floor, ${settings} settings, tracing ${tracing}`);
-          figures.push(await measureHandler(env, name, tracing, settings, run));
+          figures.push(await measureHandler(env, { function: name, settings, tracing }, run));
         }
   } finally {
     await env.close();
@@ -91,11 +87,6 @@ export const handlersTable = (figures: readonly HandlerFigures[]): string =>
     ]),
   ]);
 
+const label = (f: HandlerFigures) => `${f.function} alone, ${f.settings}, tracing ${f.tracing}: CPU/inv. ÷ floor`;
 export const handlerTargets = (figures: readonly HandlerFigures[]): Target[] =>
-  figures.map((f) =>
-    atMost(
-      `${f.function} alone, ${f.settings}, tracing ${f.tracing}: CPU/inv. ÷ floor`,
-      f.cpuRatio,
-      TARGETS[f.tracing],
-    ),
-  );
+  figures.map((f) => atMost(label(f), f.cpuRatio, TARGETS[f.tracing]));
