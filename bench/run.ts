@@ -18,7 +18,7 @@
 // BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
 // server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
 // worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
-// by its directory); HANDLER_* as for `npm run bench:handlers`.
+// by its directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
 import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
