@@ -3,7 +3,7 @@
 // FUZZ_SEED replays a run (with the same FUZZ_PARALLEL).
 import { fuzz } from '../tools/harness/fuzz/run.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
-import { machine } from './support/stats.ts';
+import { counts, machine } from './support/stats.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const timeLimitMs = Number(process.env.FUZZ_SECONDS ?? 600) * 1000;
@@ -19,11 +19,7 @@ try {
   console.log(
     `${outcome.requests} requests in ${((performance.now() - started) / 1000).toFixed(1)} s (seed ${outcome.seed}${cut})`,
   );
-  console.log(
-    `statuses: ${Object.entries(outcome.statuses)
-      .map(([status, n]) => `${status}×${n}`)
-      .join(' ')}`,
-  );
+  console.log(`statuses: ${counts(outcome.statuses)}`);
   const failure =
     outcome.failure ?? (outcome.requests < runs ? `only ${outcome.requests} of ${runs} requests were sent` : undefined);
   console.log(failure ? `FAILED: ${failure}` : 'no 5xx, every error in the contract Error body, nothing leaked');

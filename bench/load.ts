@@ -5,22 +5,21 @@
 // Reports 5xx and 429 counts, the normal client's p99 with the pipelining client alone
 // and during the bursts, and the server's peak RSS. Writes bench/results-load.json.
 // Environment: LOAD_CONNECTIONS (500 a burst), LOAD_ROUNDS (5 bursts).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { setTimeout as pause } from 'node:timers/promises';
 import { type HttpClient, httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { sampleHttpRequest } from '../tools/harness/sample-requests.ts';
-import { machine, percentile, round } from './support/stats.ts';
+import { machine, percentile, round, writeResults } from './support/stats.ts';
 
 const BURST = Number(process.env.LOAD_CONNECTIONS ?? 500);
 const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 5);
 const PIPELINED = 1_000;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 console.log(`machine: ${machine.description}`);
 const server = await startLocalServer({ LOG_LEVEL: 'ERROR' }, { defaults: true, keepOutput: false });
 const auth = { Authorization: `Bearer ${server.key}` };
-const { hostname, port, pathname } = new URL(server.baseUrl);
 // The harness's sample requests (tools/harness/sample-requests.ts), with the bench's page size and names.
 const list = sampleHttpRequest('listPets', { query: { limit: '20' } }, { headers: auth });
 const create = (i: number) =>
@@ -37,7 +36,7 @@ const memory = () => {
 const send = async (client: HttpClient, spec: RequestSpec) => {
   const started = performance.now();
   const status = await client.send(spec).then(
-    ({ status }) => status,
+    (answer) => answer.status,
     () => 0,
   );
   return { status, ms: performance.now() - started };
@@ -60,8 +59,8 @@ try {
   await pause(2000);
   // The pipelining client: 1,000 requests a second, in one write each, and never a read.
   normal.phase = 'pipelining client';
-  const hog = connect(Number(port), hostname);
-  hog.pause();
+  const { hostname, port, pathname } = new URL(server.baseUrl);
+  const hog = connect(Number(port), hostname).pause();
   const pipelined = `GET ${pathname}/pets?limit=100 HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${auth.Authorization}\r\n\r\n`;
   for (let second = 0; second < 5; second++) {
     hog.write(pipelined.repeat(PIPELINED));
@@ -93,26 +92,22 @@ try {
     return { requests: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)) };
   };
   const [alone, bursts, after] = [latency('pipelining client'), latency('bursts'), memory()];
-  const results = {
-    machine,
-    burst: { connections: BURST, rounds: ROUNDS, secondsEach: burstSeconds, statuses },
-    fiveXx: count((s) => s >= 500),
-    tooManyRequests: count((s) => s === 429),
-    noAnswer: count((s) => s === 0),
-    normalClient: { failures: normal.failures, withPipeliningClient: alone, duringBursts: bursts },
-    rssMiB: { atStart: before.rss, atEnd: after.rss, peak: after.peak },
-  };
-  writeFileSync('bench/results-load.json', `${JSON.stringify(results, null, 2)}\n`);
+  const [fiveXx, tooManyRequests, noAnswer] = [count((s) => s >= 500), count((s) => s === 429), count((s) => !s)];
   console.log(
     [
       `${ROUNDS} bursts of ${BURST} simultaneous connections (${burstSeconds.join(', ')} s each): ${JSON.stringify(statuses)}`,
-      `5xx: ${results.fiveXx}   429: ${results.tooManyRequests}   no answer: ${results.noAnswer}`,
+      `5xx: ${fiveXx}   429: ${tooManyRequests}   no answer: ${noAnswer}`,
       `normal client beside the pipelining client: p50 ${alone.p50} ms, p99 ${alone.p99} ms (${alone.requests} requests)`,
       `normal client during the bursts: p50 ${bursts.p50} ms, p99 ${bursts.p99} ms (${bursts.requests} requests); failures: ${normal.failures}`,
       `server RSS: ${before.rss} MiB at start, ${after.rss} MiB at the end, peak ${after.peak} MiB`,
     ].join('\n'),
   );
-  if (results.fiveXx || results.noAnswer || normal.failures) process.exitCode = 1;
+  writeResults('results-load.json', {
+    ...{ burst: { connections: BURST, rounds: ROUNDS, secondsEach: burstSeconds, statuses } },
+    ...{ fiveXx, tooManyRequests, noAnswer, rssMiB: { atStart: before.rss, atEnd: after.rss, peak: after.peak } },
+    normalClient: { failures: normal.failures, withPipeliningClient: alone, duringBursts: bursts },
+  });
+  if (fiveXx || noAnswer || normal.failures) process.exitCode = 1;
 } finally {
   normal.running = false;
   await disposeServer(server);

@@ -12,29 +12,27 @@
 // 3. The filtered listing, first page and a page from the middle, over 1,000 and 100,000
 //    animals: two `npm start` servers side by side.
 // 4. The filtered listing with PETSTORE_INDEX_SHARDS=4 beside 1: two `npm start` servers
-//    holding the same 1,000 animals, created through the API.
+//    holding the same 1,000 animals, each with the index key of its own shards.
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
 // animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; parts 3 and 4 at most 3),
 // BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
 // server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
 // worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
-// by its directory); HANDLER_* as for `npm run bench:handlers`.
-import { writeFileSync } from 'node:fs';
+// by its directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
 import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
-import { httpClient, inParallel, type RequestSpec } from '../tools/harness/http-client.ts';
+import type { RequestSpec } from '../tools/harness/http-client.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { measureHandlers } from './support/handler-bench.ts';
+import { HANDLER_RUN, measureHandlers } from './support/handler-bench.ts';
 import { report } from './support/report.ts';
-import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
-import { type BenchServer, startBareServer, startUserServer, type UserServer } from './support/servers.ts';
-import { type Comparison, compare, type LoadOptions, type Side } from './support/side-by-side.ts';
-import { machine } from './support/stats.ts';
+import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
+import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
+import { type Comparison, compare, type LoadOptions } from './support/side-by-side.ts';
+import { machine, writeResults } from './support/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
 const LARGE_TABLE = quick ? 10_000 : 100_000;
-const KEYS = 8;
 const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,scaling,shards').split(','));
 /** Other checkouts to set beside this one in part 1, each named by its directory. */
 const others = (process.env.BENCH_BEFORE?.split(',') ?? []).filter(Boolean).map((dir) => resolve(dir));
@@ -52,50 +50,45 @@ const log = (message: string) =>
   console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
 log(`machine: ${machine.description}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
 
-// Each route's request is its valid sample of the harness's table (tools/harness/sample-requests.ts),
-// with what the bench sets apart: a seeded id, a page size, a status filter, a new name per create.
-type Requests = (i: number) => RequestSpec;
-const sample = (operationId: OperationId, overrides: SampleRequest) =>
-  sampleHttpRequest(operationId, { ...sampleRequests[operationId].valid, ...overrides });
-const get = (query: Record<string, string> = {}): Requests => {
-  const spec = sample('listPets', { query: { limit: '20', ...query } });
-  return () => spec;
+/**
+ * An operation's requests: its valid sample of the harness's table (tools/harness/sample-requests.ts)
+ * with what the bench sets apart for request i (a seeded id, a page size, a filter, a new name per create).
+ */
+type Requests = { status: number; spec: (i: number) => RequestSpec };
+const requests = (operationId: OperationId, overrides: (i: number) => SampleRequest): Requests => {
+  const { status, ...valid } = sampleRequests[operationId].valid;
+  return { status, spec: (i) => sampleHttpRequest(operationId, { ...valid, ...overrides(i) }) };
 };
-const create = (i: number, status = 'available') =>
-  sample('createPet', { body: { name: `Bench ${i}`, categoryId: (i % 50) + 1, status } });
-const getSeeded = (i: number) =>
-  sample('getPet', { pathParameters: { petId: String(SEED_FIRST_ID + (i % SMALL_TABLE)) } });
-/** A server's side; request i carries its keys[i % keys.length] (the bare server takes none). */
-const side = (name: string, server: BenchServer & { keys?: string[] }, request: Requests): Side => ({
-  name,
-  server,
-  request: (i) => {
-    const spec = request(i);
-    const keys = server.keys ?? [];
-    return keys.length
-      ? { ...spec, headers: { Authorization: `Bearer ${keys[i % keys.length]}`, ...spec.headers } }
-      : spec;
-  },
-  expectedStatus: request(0).method === 'POST' ? 201 : 200,
-});
+const list = (query: Record<string, string> = {}) => requests('listPets', () => ({ query: { limit: '20', ...query } }));
+const creates = requests('createPet', (i) => ({ body: { name: `Bench ${i}`, categoryId: (i % 50) + 1 } }));
+const getSeeded = requests('getPet', (i) => ({ pathParameters: { petId: String(SEED_FIRST_ID + (i % SMALL_TABLE)) } }));
+/** Request i with the server's keys[i % keys.length]: several keys, as many clients, each with its own limit. */
+const withKey = (server: BenchServer, spec: RequestSpec, i: number): RequestSpec =>
+  server.keys.length
+    ? { ...spec, headers: { Authorization: `Bearer ${server.keys[i % server.keys.length]}`, ...spec.headers } }
+    : spec;
 
-/** Starts `servers`, `fill`s each, then compares them on each of `requests` under `options`; stops them. */
+/** A comparison's name, its requests on each side's server, and its load. */
+type Measured = [string, (server: BenchServer, side: number) => Requests | Promise<Requests>, LoadOptions];
+
+/** Starts the named servers, `fill`s each, then compares them on each of `measured`; stops them. */
 const measure = async (
-  servers: Array<Promise<BenchServer & { keys?: string[] }>>,
-  names: string[],
-  fill: (server: UserServer, side: number) => Promise<unknown>,
-  requests: Array<[string, (server: UserServer, side: number) => Promise<Requests>, LoadOptions]>,
+  servers: Array<[string, Promise<BenchServer>]>,
+  fill: (server: BenchServer, side: number) => Promise<unknown>,
+  measured: Measured[],
 ) => {
-  const started = await Promise.all(servers);
+  const names = servers.map(([name]) => name);
+  const started = await Promise.all(servers.map(([, server]) => server));
   try {
-    await Promise.all(started.map((server, i) => fill(server as UserServer, i)));
+    await Promise.all(started.map(fill));
     const comparisons: Comparison[] = [];
-    for (const [name, request, options] of requests) {
+    for (const [name, request, options] of measured) {
       log(`measuring ${name}, ${options.connections} connections: ${names.join(', ')}`);
-      const sides = await Promise.all(
-        started.map(async (s, i) => side(names[i]!, s, await request(s as UserServer, i))),
-      );
-      comparisons.push(await compare(name, sides, options));
+      const sides = started.map(async (server, i) => {
+        const { status, spec } = await request(server, i);
+        return { name: names[i]!, server, request: (n: number) => withKey(server, spec(n), n), expectedStatus: status };
+      });
+      comparisons.push(await compare(name, await Promise.all(sides), options));
     }
     // After the load: what the server holds once idle for a moment, without a forced GC.
     await new Promise((done) => setTimeout(done, 2000));
@@ -107,25 +100,27 @@ const measure = async (
 
 const routes: Array<[string, Requests, LoadOptions]> = [
   ['getPet', getSeeded, load],
-  ['listPets', get(), load],
-  ['listPets status=sold', get({ status: 'sold' }), load],
-  ['createPet', create, load], // after the reads: creates grow the table
+  ['listPets', list(), load],
+  ['listPets status=sold', list({ status: 'sold' }), load],
+  ['createPet', creates, load], // after the reads: creates grow the table
   ['getPet', getSeeded, { ...load, connections: 1 }],
 ];
-/** Several keys, as many clients: each key has its own limit (PETSTORE_KEY_RATE, 1,000/s by default). */
 const measureServer = () =>
   measure(
-    [startBareServer(), startUserServer({}, undefined, KEYS), ...others.map((dir) => startUserServer({}, dir, KEYS))],
-    ['bare', 'npm start', ...others.map((dir) => basename(dir))],
+    [
+      ['bare', startBareServer()],
+      ['npm start', startUserServer({}, undefined, 8)],
+      ...others.map((dir): [string, Promise<BenchServer>] => [basename(dir), startUserServer({}, dir, 8)]),
+    ],
     (server) => seedPets(server.dynamodbEndpoint, SMALL_TABLE),
-    routes.map(([name, request, options]) => [name, async () => request, options]),
+    routes.map(([name, request, options]) => [name, () => request, options]),
   );
 
 /** A cursor to the page that starts about halfway through the available animals. */
-const middleCursor = async (server: UserServer, animals: number): Promise<string> => {
+const middleCursor = async (server: BenchServer, animals: number): Promise<string> => {
   let url = `${server.baseUrl}/pets?status=available&limit=100`;
   for (let page = 0; page < Math.floor(animals / 3 / 2 / 100); page++) {
-    const response = await fetch(url, { headers: { Authorization: `Bearer ${server.key}` } });
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${server.keys[0]}` } });
     await response.arrayBuffer();
     url = new URL(/<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')![1]!, server.baseUrl).href;
   }
@@ -134,57 +129,48 @@ const middleCursor = async (server: UserServer, animals: number): Promise<string
 
 const measureScaling = async () => {
   const animals = [SMALL_TABLE, LARGE_TABLE];
-  let seedingMs = 0;
-  const { comparisons } = await measure(
-    [startUserServer(), startUserServer()],
-    ['small', 'large'],
-    async (server, i) => {
-      const ms = await seedPets(server.dynamodbEndpoint, animals[i]!);
-      if (i) seedingMs = ms;
-    },
-    (['first', 'middle'] as const).map((page) => [
+  const seed = async (server: BenchServer, i: number) =>
+    log(
+      `${animals[i]} animals seeded in ${Math.round((await seedPets(server.dynamodbEndpoint, animals[i]!)) / 1000)} s`,
+    );
+  const pages = (['first', 'middle'] as const).map(
+    (page): Measured => [
       `listPets status, ${page} page`,
       async (server, i) =>
-        get({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
+        list({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
       listingLoad,
-    ]),
+    ],
   );
-  return { animals, seedingMs: Math.round(seedingMs), comparisons };
+  const { comparisons } = await measure(
+    [
+      ['small', startUserServer()],
+      ['large', startUserServer()],
+    ],
+    seed,
+    pages,
+  );
+  return { animals, comparisons };
 };
 
-/** 1,000 animals created through the API: the index attributes are the server's own, whatever its shards. */
-const createThroughApi = async (server: UserServer) => {
-  const client = httpClient(server.baseUrl, 8);
-  try {
-    await inParallel(SMALL_TABLE, 8, async (i) => {
-      const answer = await client.send(side('', server, (n) => create(n, STATUSES[n % 3]!)).request(i));
-      if (answer.status !== 201) throw new Error(`seeding through the API: ${answer.status} ${answer.body}`);
-    });
-  } finally {
-    client.close();
-  }
+/** The same 1,000 animals on each, with the index key of the server's own shards. */
+const measureShards = async () => {
+  const seed = (server: BenchServer, i: number) => seedPets(server.dynamodbEndpoint, SMALL_TABLE, i ? 4 : 1);
+  const statuses = ['sold', 'available'].map(
+    (status): Measured => [`listPets status=${status}, shards`, () => list({ status }), listingLoad],
+  );
+  const servers: Array<[string, Promise<BenchServer>]> = [
+    ['shards=1', startUserServer()],
+    ['shards=4', startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
+  ];
+  return (await measure(servers, seed, statuses)).comparisons;
 };
-
-const measureShards = async () =>
-  (
-    await measure(
-      [startUserServer(), startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
-      ['shards=1', 'shards=4'],
-      createThroughApi,
-      ['sold', 'available'].map((status) => [
-        `listPets status=${status}, shards`,
-        async () => get({ status }),
-        listingLoad,
-      ]),
-    )
-  ).comparisons;
 
 const server = parts.has('server') ? await measureServer() : undefined;
-const handlerOptions = quick ? { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 } : undefined;
-const handlers = parts.has('handlers') ? await measureHandlers(handlerOptions, { tracing: ['off'] }, log) : undefined;
+const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
+const handlers = parts.has('handlers') ? await measureHandlers(handlerRun, log) : undefined;
 const scaling = parts.has('scaling') ? await measureScaling() : undefined;
 const shards = parts.has('shards') ? await measureShards() : undefined;
 const results = report({ quick, load, listingLoad, server, handlers, scaling, shards });
-writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-log(`done in ${Math.round((performance.now() - started) / 1000)} s; wrote bench/results.json`);
+writeResults('results.json', results);
+log(`done in ${Math.round((performance.now() - started) / 1000)} s`);
 if (!results.passed) process.exitCode = 1;

@@ -3,16 +3,16 @@
 // least 10). Afterwards every created animal must be readable, no request may have failed,
 // and the server's heap after GC must have stayed flat from the end of the warm-up to the
 // end. Memory is read by the probe (tools/harness/probe.ts). Writes bench/results-soak.json.
-import { writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { runningDynamoDB } from '../infra/local/embedded-dynamodb.ts';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { Pet } from '../shared/api/schemas.ts';
 import { httpClient, inParallel } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
-import { type SampleRequest, sampleHttpRequest } from '../tools/harness/sample-requests.ts';
+import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
 import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
-import { machine, round } from './support/stats.ts';
+import { autocannonRequest } from './support/side-by-side.ts';
+import { machine, round, writeResults } from './support/stats.ts';
 
 const SECONDS = Math.max(10, Number(process.env.SOAK_SECONDS ?? 30));
 const CONNECTIONS = 50;
@@ -21,6 +21,7 @@ const SEEDED = 1_000;
 /** Flat: the heap after GC at the end is within this of the heap after GC once warm. */
 const FLAT_HEAP_GROWTH_BYTES = 8 * 2 ** 20;
 const MiB = (bytes: number) => round(bytes / 2 ** 20, 1);
+const pick = <T>(items: readonly T[], n: number) => items[n % items.length]!;
 
 console.log(`machine: ${machine.description}`);
 const server = await startLocalServer(
@@ -28,38 +29,34 @@ const server = await startLocalServer(
   { defaults: true, probe: true, keepOutput: false, nodeArgs: ['--expose-gc'] },
 );
 const probe = server.probe!;
-let failedChecks = 0;
 try {
   await seedPets(runningDynamoDB(server.dataDir)!, SEEDED);
   const auth = { Authorization: `Bearer ${server.key}` };
-  const prefix = new URL(server.baseUrl).pathname;
+  /** Each created animal's id, in order, and the body its create answered. */
   const createdIds: number[] = [];
   const created = new Map<number, string>();
   const failed: Record<string, number> = {};
   let i = 0;
-  const pick = <T>(items: readonly T[], n: number) => items[n % items.length]!;
-  /** The n-th request of an operation: its sample (tools/harness/sample-requests.ts) with what varies. */
-  const operation = (operationId: OperationId, expected: number, sample: (n: number) => SampleRequest) => ({
-    setupRequest: (base: autocannon.Request) => {
-      const spec = sampleHttpRequest(operationId, sample(i++), { headers: auth });
-      return { ...base, ...spec, path: prefix + spec.path, method: spec.method as autocannon.Request['method'] };
-    },
+  /** The n-th request of an operation: its valid sample (tools/harness/sample-requests.ts) with what varies. */
+  const operation = (operationId: OperationId, sample: (n: number) => SampleRequest) => ({
+    setupRequest: (base: autocannon.Request) =>
+      autocannonRequest(server.baseUrl, sampleHttpRequest(operationId, sample(i++), { headers: auth }), base),
     onResponse: (status: number, body: string) => {
-      if (status !== expected) failed[operationId] = (failed[operationId] ?? 0) + 1;
-      else if (status === 201) {
+      if (status !== sampleRequests[operationId].valid.status) failed[operationId] = (failed[operationId] ?? 0) + 1;
+      else if (operationId === 'createPet') {
         const pet = JSON.parse(body) as Pet;
         created.set(pet.id, body);
         createdIds.push(pet.id);
       }
     },
   });
-  const create = operation('createPet', 201, (n) => ({
+  const create = operation('createPet', (n) => ({
     body: { name: `Soak ${n}`, categoryId: (n % 97) + 1, status: pick(STATUSES, n) },
   }));
-  const read = operation('getPet', 200, (n) => ({
+  const read = operation('getPet', (n) => ({
     pathParameters: { petId: String(createdIds.length ? pick(createdIds, n * 7919) : SEED_FIRST_ID + (n % SEEDED)) },
   }));
-  const list = operation('listPets', 200, (n) => ({
+  const list = operation('listPets', (n) => ({
     query: { limit: String((n % 100) + 1), ...(n % 3 && { status: pick(STATUSES, n) }) },
   }));
 
@@ -94,33 +91,28 @@ try {
   const failures = Object.values(failed).reduce((sum, n) => sum + n, 0) + result.errors + result.timeouts;
   const growth = endMemory.heapUsed - warmMemory.heapUsed;
   const range = (values: number[]) => `${MiB(Math.min(...values))}–${MiB(Math.max(...values))} MiB`;
+  const { duration: seconds, requests, latency } = result;
   console.log(
-    `\n${CONNECTIONS} connections for ${result.duration} s: ${result.requests.total} requests, ${result.requests.average}/s, ` +
-      `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; failed ${JSON.stringify(failed)}, ${result.errors} errors, ${result.timeouts} timeouts\n` +
+    `\n${CONNECTIONS} connections for ${seconds} s: ${requests.total} requests, ${requests.average}/s, ` +
+      `p50 ${latency.p50} ms, p99 ${latency.p99} ms; failed ${JSON.stringify(failed)}, ${result.errors} errors, ${result.timeouts} timeouts\n` +
       `Server memory, ${samples.length} samples 1 s apart: RSS ${range(samples.map((s) => s.rss))} (LevelDB's native caches included), ` +
       `heap used ${range(samples.map((s) => s.heapUsed))}\n` +
       `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s, ${MiB(endMemory.heapUsed)} MiB at the end`,
   );
-  const checks: Array<[string, boolean]> = [
-    [`no request failed (${failures} failed)`, failures === 0],
-    [
-      `every created animal is readable (${unreadable} of ${createdIds.length} not)`,
+  const checks = Object.entries({
+    [`no request failed (${failures} failed)`]: failures === 0,
+    [`every created animal is readable (${unreadable} of ${createdIds.length} not)`]:
       !unreadable && createdIds.length > 0,
-    ],
-    [`heap stayed flat (${MiB(growth)} MiB ≤ ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`, growth <= FLAT_HEAP_GROWTH_BYTES],
-  ];
+    [`heap stayed flat (${MiB(growth)} MiB ≤ ${MiB(FLAT_HEAP_GROWTH_BYTES)} MiB)`]: growth <= FLAT_HEAP_GROWTH_BYTES,
+  });
   for (const [what, ok] of checks) console.log(`${ok ? 'ok' : 'FAILED'}: ${what}`);
-  failedChecks = checks.filter(([, ok]) => !ok).length;
-  const { duration: seconds, requests, latency } = result;
-  const results = {
-    ...{ measuredAt: new Date().toISOString(), machine, connections: CONNECTIONS, seconds, requests: requests.total },
-    ...{ requestsPerSecond: requests.average, latencyMs: { p50: latency.p50, p99: latency.p99 }, failed },
+  process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
+  writeResults('results-soak.json', {
+    ...{ connections: CONNECTIONS, seconds, requests: requests.total, requestsPerSecond: requests.average },
+    ...{ latencyMs: { p50: latency.p50, p99: latency.p99 }, failed, created: createdIds.length, unreadable },
     memory: { warm: warmMemory, end: endMemory, heapGrowthBytes: growth, samples },
-    ...{ created: createdIds.length, unreadable, checks: checks.map(([what, ok]) => ({ what, ok })) },
-  };
-  writeFileSync(new URL('./results-soak.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-  console.log('wrote bench/results-soak.json');
+    checks: checks.map(([what, ok]) => ({ what, ok })),
+  });
 } finally {
   await disposeServer(server);
 }
-process.exitCode = failedChecks ? 1 : 0;

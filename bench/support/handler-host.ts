@@ -1,14 +1,17 @@
 // One Lambda execution environment, for the handler benchmarks (handler-bench.ts): imports a
 // bundle as the runtime does at init, then on request runs its handler warm, one invocation after
-// another as on-demand Lambda does, and answers with the CPU time and wall times taken.
-// `{ type: 'first' }` times the import and the first invocation (bench/cold-start.ts).
+// another as on-demand Lambda does, and answers with the CPU time and wall times taken. Its first
+// message times the import (bench/cold-start.ts adds the first invocation to it).
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
-export type HostRequest = { type: 'run'; invocations: number } | { type: 'first' } | { type: 'stop' };
-/** `last`: what the last invocation answered, to check the work was done. */
-export type RunResult = { cpuMicros: number; wallMs: number[]; last: unknown };
+/** The parent's requests: run this many invocations, or stop. */
+export type HostRequest = number | 'stop';
+/** The host's first message, once the bundle is imported. */
+export type Ready = { importMs: number; importCpuMs: number };
+/** `failed`: what the last invocation answered if it was an error or a 4xx/5xx (the work was not done). */
+export type RunResult = { cpuMs: number; wallMs: number[]; failed?: string };
 
 const [file, exportName, eventJson] = process.argv.slice(2) as [string, string, string];
 const event = JSON.parse(eventJson) as unknown;
@@ -39,7 +42,7 @@ const context = () => ({
  */
 const TRACE = process.env.BENCH_TRACE;
 const hex = (length: number) => randomUUID().replaceAll('-', '').slice(0, length);
-const invoke = (input = structuredClone(event)) => {
+const invoke = (input: unknown) => {
   if (TRACE)
     process.env._X_AMZN_TRACE_ID = `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${hex(24)};Parent=${hex(16)};Sampled=${TRACE === 'sampled' ? 1 : 0}`;
   return handler(input, context()).catch((error: Error) => ({ error: error.message }));
@@ -49,24 +52,20 @@ const run = async (invocations: number): Promise<RunResult> => {
   // A fresh event per invocation, as the runtime parses each anew, made before the clock starts.
   const events = Array.from({ length: invocations }, () => structuredClone(event));
   const wallMs: number[] = [];
-  let last: unknown;
+  let last: { statusCode?: number; error?: string } = {};
   const cpu = process.cpuUsage();
   for (const input of events) {
     const begun = performance.now();
-    last = await invoke(input);
+    last = (await invoke(input)) as typeof last;
     wallMs.push(performance.now() - begun);
   }
-  return { cpuMicros: cpuMs(cpu) * 1000, wallMs, last };
+  const failed = last.error !== undefined || (last.statusCode ?? 0) >= 400;
+  return { cpuMs: cpuMs(cpu), wallMs, ...(failed && { failed: JSON.stringify(last) }) };
 };
 
-const first = async () => {
-  const [begun, cpu] = [performance.now(), process.cpuUsage()];
-  const last = await invoke();
-  return { importMs, firstMs: performance.now() - begun, cpuMs: importCpuMs + cpuMs(cpu), last };
-};
-
-process.on('message', async (message: HostRequest & { id: number }) => {
-  if (message.type === 'stop') process.exit(0);
-  process.send!({ id: message.id, result: message.type === 'run' ? await run(message.invocations) : await first() });
+// One answer per request, in order: the parent sends the next request once it has the answer.
+process.on('message', async (message: HostRequest) => {
+  if (message === 'stop') process.exit(0);
+  process.send!(await run(message));
 });
-process.send!({ type: 'ready' });
+process.send!({ importMs, importCpuMs } satisfies Ready);

@@ -1,8 +1,7 @@
-// bench/results.json and the printed tables, every figure set against its target (issue 30's).
-import { readFileSync } from 'node:fs';
+// What bench/results.json holds, and the printed tables: every figure set against its target (issue 30's).
 import { type HandlerFigures, handlersTable, handlerTargets } from './handler-bench.ts';
 import type { Comparison, LoadOptions, Spread } from './side-by-side.ts';
-import { atLeast, atMost, machine, printTargets, round, type Target, table } from './stats.ts';
+import { atLeast, atMost, counts, machine, printTargets, round, type Target, table } from './stats.ts';
 
 const T = {
   /** DynamoDB requests per API request at `npm start`'s defaults, key lookups included. */
@@ -26,32 +25,32 @@ export interface ReportInput {
   listingLoad: LoadOptions;
   server?: { comparisons: Comparison[]; rssAfterMB: number } | undefined;
   handlers?: HandlerFigures[] | undefined;
-  scaling?: { animals: number[]; seedingMs: number; comparisons: Comparison[] } | undefined;
+  scaling?: { animals: number[]; comparisons: Comparison[] } | undefined;
   shards?: Comparison[] | undefined;
 }
 
+/** Part 1's targets are `npm start`'s (the second side), against the bare server's (the first). */
+const serverTargets = (c: Comparison): Target[] => {
+  const name = `${c.name}, ${c.connections} conn.`;
+  const [bare, user] = c.sides as [Comparison['sides'][0], Comparison['sides'][0]];
+  const ratio = c.ratios[user.name]!;
+  if (c.connections === 1)
+    return [atMost(`${name}: p50 − bare p50 (ms)`, round(user.p50.median - bare.p50.median), T.singleP50DeltaMs)];
+  const operation = c.name.split(' ')[0] as keyof typeof T.dynamodbRequests;
+  const create = operation === 'createPet';
+  // DynamoDB requests to two digits, as the target is given: one id block of 100 per container is 1.01 over a long run.
+  const dynamodb = round(user.dynamodbPerRequest);
+  return [
+    atMost(`${name}: DynamoDB requests per API request`, dynamodb, T.dynamodbRequests[operation]),
+    atLeast(`${name}: req/s ÷ bare`, ratio.rps.median, create ? T.createRpsRatioAtLeast : T.readRpsRatioAtLeast),
+    atMost(`${name}: p99 ÷ bare`, ratio.p99.median, T.p99RatioAtMost),
+    ...(create ? [] : [atMost(`${name}: CPU/request ÷ bare`, ratio.cpu.median, T.readCpuRatioAtMost)]),
+    atMost(`${name}: RSS of npm start's process, under load (MB)`, user.rssMB, T.rssMB),
+  ];
+};
+
 const targets = ({ server, handlers, scaling }: ReportInput): Target[] => [
-  ...(server?.comparisons ?? []).flatMap((c): Target[] => {
-    const name = `${c.name}, ${c.connections} conn.`;
-    const [bare, user] = c.sides as [Comparison['sides'][0], Comparison['sides'][0]];
-    const ratio = c.ratios[user.name]!;
-    if (c.connections === 1)
-      return [atMost(`${name}: p50 − bare p50 (ms)`, round(user.p50.median - bare.p50.median), T.singleP50DeltaMs)];
-    const operation = c.name.split(' ')[0] as keyof typeof T.dynamodbRequests;
-    const create = operation === 'createPet';
-    return [
-      // To two digits, as the target is given: one id block of 100 per container is 1.01 over a long run.
-      atMost(
-        `${name}: DynamoDB requests per API request`,
-        round(user.dynamodbPerRequest),
-        T.dynamodbRequests[operation],
-      ),
-      atLeast(`${name}: req/s ÷ bare`, ratio.rps.median, create ? T.createRpsRatioAtLeast : T.readRpsRatioAtLeast),
-      atMost(`${name}: p99 ÷ bare`, ratio.p99.median, T.p99RatioAtMost),
-      ...(create ? [] : [atMost(`${name}: CPU/request ÷ bare`, ratio.cpu.median, T.readCpuRatioAtMost)]),
-      atMost(`${name}: RSS of npm start's process, under load (MB)`, user.rssMB, T.rssMB),
-    ];
-  }),
+  ...(server?.comparisons ?? []).flatMap(serverTargets),
   ...(server ? [atMost("RSS of npm start's process after the load (MB)", server.rssAfterMB, T.rssMB)] : []),
   ...handlerTargets(handlers ?? []),
   ...(scaling?.comparisons ?? []).map((c) =>
@@ -61,10 +60,6 @@ const targets = ({ server, handlers, scaling }: ReportInput): Target[] => [
 
 /** `median (min–max)` */
 const s = (f: Spread) => (f.min === f.max ? `${f.median}` : `${f.median} (${f.min}–${f.max})`);
-const statuses = (counts: Record<string, number>) =>
-  Object.entries(counts)
-    .map(([status, n]) => `${status}×${n}`)
-    .join(' ');
 
 /** Per comparison a row per side, then each other side ÷ the first. */
 const comparisonTable = (comparisons: Comparison[]) =>
@@ -74,51 +69,50 @@ const comparisonTable = (comparisons: Comparison[]) =>
       ...c.sides.map((side, i) => [
         ...(i === 0 ? [c.name, c.connections] : ['', '']),
         ...[side.name, s(side.rps), s(side.p50), s(side.p99), s(side.cpuMsPerRequest)],
-        ...[side.rssMB, side.dynamodbPerRequest, statuses(side.statuses)],
+        ...[side.rssMB, side.dynamodbPerRequest, counts(side.statuses)],
       ]),
       ...Object.entries(c.ratios).map(([name, r]) => [
-        ...['', '', `${name} ÷ ${c.sides[0]!.name}`, ...(['rps', 'p50', 'p99', 'cpu'] as const).map((k) => s(r[k]))],
+        ...['', '', `${name} ÷ ${c.sides[0]!.name}`, s(r.rps), s(r.p50), s(r.p99), s(r.cpu)],
         ...['', '', ''],
       ]),
     ]),
   ]);
 
-/** Prints the tables and returns what goes into bench/results.json. */
+/** Prints the tables and the targets; returns what goes into bench/results.json. */
 export const report = (input: ReportInput) => {
   const { load, listingLoad, server, handlers, scaling, shards } = input;
-  const out = (text = '') => process.stdout.write(`${text}\n`);
-  out(`\nMachine: ${machine.description}`);
-  out(
+  console.log(`\nMachine: ${machine.description}`);
+  console.log(
     `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side ` +
       `(parts 3 and 4: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
   );
   const [small, large] = scaling?.animals ?? [];
-  const parts: Array<[string, Comparison[] | HandlerFigures[] | undefined]> = [
-    ['1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire', server?.comparisons],
-    ['2. Each handler alone, warm, against the floor; per invocation, medians over rounds', handlers],
-    [`3. Filtered listing: ${large} animals (large) against ${small} (small)`, scaling?.comparisons],
-    ['4. Filtered listing, 1,000 animals: PETSTORE_INDEX_SHARDS=4 against 1', shards],
-  ];
-  for (const [title, figures] of parts) {
-    if (!figures) continue;
-    out(`\n${title}`);
-    // Whether this checkout's `npm start` reads PETSTORE_INDEX_SHARDS at all (part 4 means nothing if not).
-    if (figures === shards && !readFileSync('infra/local/config.ts', 'utf8').includes('PETSTORE_INDEX_SHARDS'))
-      out('   (this checkout has no PETSTORE_INDEX_SHARDS: both sides are the same server)');
-    out(figures === handlers ? handlersTable(handlers) : comparisonTable(figures as Comparison[]));
-  }
-  if (server) out(`RSS of npm start's server process 2 s after the load: ${server.rssAfterMB} MB`);
+  const part = (title: string, text: string | undefined) => text && console.log(`\n${title}\n${text}`);
+  part(
+    '1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire',
+    server && comparisonTable(server.comparisons),
+  );
+  part(
+    '2. Each handler alone, warm, against the floor; per invocation, medians over rounds',
+    handlers && handlersTable(handlers),
+  );
+  part(
+    `3. Filtered listing: ${large} animals (large) against ${small} (small)`,
+    scaling && comparisonTable(scaling.comparisons),
+  );
+  part('4. Filtered listing, 1,000 animals: PETSTORE_INDEX_SHARDS=4 against 1', shards && comparisonTable(shards));
+  if (server) console.log(`RSS of npm start's server process 2 s after the load: ${server.rssAfterMB} MB`);
   const checks = printTargets(targets(input));
   const sides = [...(server?.comparisons ?? []), ...(scaling?.comparisons ?? []), ...(shards ?? [])].flatMap((c) =>
     c.sides.map((side) => ({ ...side, name: `${c.name}, ${side.name}` })),
   );
-  const failed = sides.filter((side) => side.failed > 0);
-  const refused = sides.filter((side) => REFUSALS.some((status) => side.statuses[status]));
-  for (const side of failed)
-    out(`FAILED: ${side.name}: ${side.failed} failed requests (answers: ${statuses(side.statuses)})`);
-  for (const side of refused)
-    out(`FAILED: ${side.name} was refused (${statuses(side.statuses)}): not the route's figure`);
-  const passed = failed.length === 0 && refused.length === 0;
-  if (!passed) out('\nThe figures above are not to be trusted: requests failed.');
-  return { measuredAt: new Date().toISOString(), machine, ...input, targets: checks, passed };
+  const failures = sides.flatMap((side) => [
+    ...(side.failed ? [`${side.name}: ${side.failed} failed requests (answers: ${counts(side.statuses)})`] : []),
+    ...(REFUSALS.some((status) => side.statuses[status])
+      ? [`${side.name} was refused (${counts(side.statuses)}): not the route's figure`]
+      : []),
+  ]);
+  for (const failure of failures) console.log(`FAILED: ${failure}`);
+  if (failures.length) console.log('\nThe figures above are not to be trusted: requests failed.');
+  return { ...input, targets: checks, passed: failures.length === 0 };
 };

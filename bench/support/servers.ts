@@ -12,8 +12,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readOwner } from '../../infra/local/data-dir.ts';
 import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
-import { disposeServer, startLocalServer } from '../../tools/harness/local-server.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import type { Probe } from '../../tools/harness/probe-client.ts';
 
 export interface BenchServer {
@@ -21,31 +22,24 @@ export interface BenchServer {
   baseUrl: string;
   dynamodbEndpoint: string;
   probe: Probe;
+  /** The keys its requests take turns with: the server's own first, then those the bench made (the bare server: none). */
+  keys: string[];
   stop(): Promise<void>;
 }
 
-/** `keys`: the server's own key first, then those the bench made. */
-export type UserServer = BenchServer & { key: string; keys: string[] };
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 /** BENCH_CPU_PROF=dir writes each server's V8 CPU profile there. */
-const profile = () =>
-  process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+const benchServer = (server: LocalServer, dynamodbEndpoint: string, keys: string[]): BenchServer => ({
+  baseUrl: server.baseUrl,
+  dynamodbEndpoint,
+  probe: server.probe!,
+  keys,
+  stop: () => disposeServer(server),
+});
 
 /** `npm start` on its defaults plus `env`, from the checkout at `root`, with `keyCount` keys. */
-export const startUserServer = async (
-  env: Record<string, string> = {},
-  root = ROOT,
-  keyCount = 1,
-): Promise<UserServer> => {
-  const server = await startLocalServer(env, {
-    defaults: true,
-    probe: true,
-    keepOutput: false,
-    nodeArgs: profile(),
-    cwd: root,
-  });
+export const startUserServer = async (env: Record<string, string> = {}, root = REPOSITORY_ROOT, keyCount = 1) => {
+  const server = await startLocalServer(env, { defaults: true, probe: true, keepOutput: false, nodeArgs, cwd: root });
   // An earlier checkout's store took no credential and recorded its URL as dynamodbEndpoint.
   const owner = readOwner(server.dataDir) as { dynamodbEndpoint?: string } | undefined;
   const dynamodbEndpoint = runningDynamoDB(server.dataDir) ?? owner?.dynamodbEndpoint;
@@ -58,25 +52,13 @@ export const startUserServer = async (
     DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(dynamodbEndpoint))),
     keysTable.name,
   ) as { create(label: string): Promise<{ key: string }> };
-  return {
-    baseUrl: server.baseUrl,
-    key: server.key,
-    dynamodbEndpoint,
-    probe: server.probe!,
-    keys: [
-      server.key,
-      ...(await Promise.all(
-        Array.from({ length: keyCount - 1 }, async (_, i) => (await keys.create(`bench ${i}`)).key),
-      )),
-    ],
-    stop: () => disposeServer(server),
-  };
+  const made = Array.from({ length: keyCount - 1 }, async (_, i) => (await keys.create(`bench ${i}`)).key);
+  return benchServer(server, dynamodbEndpoint, [server.key, ...(await Promise.all(made))]);
 };
 
 /** The bare one-call server (bare-server.ts), started as `npm start` is. */
-export const startBareServer = async (): Promise<BenchServer> => {
+export const startBareServer = async () => {
   const entry = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
-  const server = await startLocalServer({}, { defaults: true, probe: true, nodeArgs: profile(), entry });
-  const dynamodbEndpoint = /DynamoDB at (\S+)/.exec(server.output())![1]!;
-  return { baseUrl: server.baseUrl, dynamodbEndpoint, probe: server.probe!, stop: () => disposeServer(server) };
+  const server = await startLocalServer({}, { defaults: true, probe: true, nodeArgs, entry });
+  return benchServer(server, /DynamoDB at (\S+)/.exec(server.output())![1]!, []);
 };

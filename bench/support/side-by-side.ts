@@ -24,12 +24,16 @@ export interface LoadOptions {
   warmupSeconds: number;
 }
 
-/** A figure over the rounds: median (min–max). */
-const spread = (values: number[], digits = 2) => ({
-  median: round(median(values), digits),
-  min: round(Math.min(...values), digits),
-  max: round(Math.max(...values), digits),
+/** `spec` as autocannon sends it: its path below `baseUrl`'s. */
+export const autocannonRequest = (baseUrl: string, spec: RequestSpec, request: autocannon.Request = {}) => ({
+  ...request,
+  ...spec,
+  path: new URL(baseUrl).pathname + spec.path,
+  method: spec.method as autocannon.Request['method'],
 });
+
+/** A figure over the rounds: median (min–max); each a value measured, rounded as the turn rounds it. */
+const spread = (values: number[]) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 export type Spread = ReturnType<typeof spread>;
 
 /**
@@ -39,38 +43,26 @@ export type Spread = ReturnType<typeof spread>;
 const turn = async (side: Side, connections: number, size: { seconds: number } | { amount: number }) => {
   const { baseUrl, probe } = side.server;
   const [requestsBefore, cpuBefore] = await Promise.all([probe.dynamodbRequests(), probe.cpuMicros()]);
-  const prefix = new URL(baseUrl).pathname;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let i = 0;
   const started = performance.now();
   let lastAnswer = started;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: baseUrl,
-        connections,
-        sampleInt: 50, // it notices that every request was answered at its next sample only
-        ...('amount' in size ? { amount: size.amount } : { duration: size.seconds }),
-        requests: [
-          {
-            setupRequest: (request) => {
-              const spec = side.request(i++);
-              const method = spec.method as autocannon.Request['method'];
-              return { ...request, method, path: prefix + spec.path, headers: spec.headers ?? {}, body: spec.body };
-            },
-          },
-        ],
-      },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
-    // Each answer's own time, from autocannon's event: its histogram keeps whole milliseconds, too coarse here.
-    (instance as unknown as NodeJS.EventEmitter).on('response', (_client, status: number, _bytes, ms: number) => {
-      latencies.push(ms);
-      lastAnswer = performance.now();
-      statuses[status] = (statuses[status] ?? 0) + 1;
-    });
+  // Without a callback, autocannon's instance is also a promise of its result (its README).
+  const instance = autocannon({
+    url: baseUrl,
+    connections,
+    sampleInt: 50, // it notices that every request was answered at its next sample only
+    ...('amount' in size ? { amount: size.amount } : { duration: size.seconds }),
+    requests: [{ setupRequest: (request) => autocannonRequest(baseUrl, side.request(i++), request) }],
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  // Each answer's own time, from autocannon's event: its histogram keeps whole milliseconds, too coarse here.
+  instance.on('response', (_client, status, _bytes, ms) => {
+    latencies.push(ms);
+    lastAnswer = performance.now();
+    statuses[status] = (statuses[status] ?? 0) + 1;
   });
+  const result = await instance;
   const [requestsAfter, cpuAfter, memory] = await Promise.all([
     probe.dynamodbRequests(),
     probe.cpuMicros(),
@@ -78,44 +70,39 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
   ]);
   latencies.sort((a, b) => a - b);
   return {
-    rps: latencies.length / ((lastAnswer - started) / 1000),
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    cpu: (cpuAfter - cpuBefore) / 1000 / Math.max(1, latencies.length),
+    rps: Math.round(latencies.length / ((lastAnswer - started) / 1000)),
+    p50: round(percentile(latencies, 50)),
+    p99: round(percentile(latencies, 99)),
+    cpu: round((cpuAfter - cpuBefore) / 1000 / Math.max(1, latencies.length), 3),
     rssMB: memory.rss / 2 ** 20,
     requests: latencies.length,
     statuses,
     errors: result.errors + result.timeouts,
-    dynamodb: requestsBetween(requestsBefore, requestsAfter),
+    dynamodb: total(Object.values(requestsBetween(requestsBefore, requestsAfter))),
   };
 };
 type Turn = Awaited<ReturnType<typeof turn>>;
+const FIGURES = ['rps', 'p50', 'p99', 'cpu'] as const;
+type Figure = (typeof FIGURES)[number];
 
 const total = (values: number[]) => values.reduce((a, b) => a + b, 0);
-const sum = (records: Record<string, number>[]) =>
-  records.reduce<Record<string, number>>((into, from) => {
-    for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
-    return into;
-  }, {});
 
 const figures = (side: Side, turns: Turn[]) => {
   const requests = total(turns.map((t) => t.requests));
-  const statuses = sum(turns.map((t) => t.statuses));
+  const statuses: Record<string, number> = {};
+  for (const [status, n] of turns.flatMap((t) => Object.entries(t.statuses)))
+    statuses[status] = (statuses[status] ?? 0) + n;
   const unexpected = Object.entries(statuses).filter(([status]) => Number(status) !== side.expectedStatus);
-  const over = (figure: 'rps' | 'p50' | 'p99' | 'cpu', digits = 2) =>
-    spread(
-      turns.map((t) => t[figure]),
-      digits,
-    );
+  const over = (figure: Figure) => spread(turns.map((t) => t[figure]));
   return {
     name: side.name,
-    ...{ rps: over('rps', 0), p50: over('p50'), p99: over('p99') },
+    ...{ rps: over('rps'), p50: over('p50'), p99: over('p99') },
     /** CPU time of the server process per request, its embedded DynamoDB included. */
-    cpuMsPerRequest: over('cpu', 3),
+    cpuMsPerRequest: over('cpu'),
     /** The process's largest RSS at the end of a turn. */
     rssMB: Math.round(Math.max(...turns.map((t) => t.rssMB))),
     /** Every DynamoDB request on the wire per API request, whatever the operation, over all rounds. */
-    dynamodbPerRequest: round(total(Object.values(sum(turns.map((t) => t.dynamodb)))) / requests, 3),
+    dynamodbPerRequest: round(total(turns.map((t) => t.dynamodb)) / requests, 3),
     requests,
     /** Every answer by status, over all rounds. */
     statuses,
@@ -139,11 +126,8 @@ export const compare = async (name: string, sides: Side[], options: LoadOptions)
   }
   const ratios = (measured: Turn[]) =>
     Object.fromEntries(
-      (['rps', 'p50', 'p99', 'cpu'] as const).map((f) => [
-        f,
-        spread(measured.map((t, r) => ratio(t[f], turns[0]![r]![f]))),
-      ]),
-    ) as Record<'rps' | 'p50' | 'p99' | 'cpu', Spread>;
+      FIGURES.map((f) => [f, spread(measured.map((t, r) => ratio(t[f], turns[0]![r]![f])))]),
+    ) as Record<Figure, Spread>;
   return {
     name,
     connections: options.connections,

@@ -1,12 +1,11 @@
-// Percentiles, the machine a figure was measured on, and the printed tables. Latencies in ms.
+// Percentiles, the machine a figure was measured on, the printed tables, the targets and the
+// results files. Latencies in ms.
+import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
 
 /** The p-th percentile (0–100) by nearest rank: a value that was actually measured. */
-export const percentile = (sorted: readonly number[], p: number): number => {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
-};
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 export const median = (values: readonly number[]): number =>
   percentile(
@@ -23,45 +22,39 @@ const m = {
   nproc: availableParallelism(),
   cpu: cpus()[0]?.model.trim() ?? 'unknown',
   memoryGiB: Math.round(totalmem() / 2 ** 30),
-};
-export const machine = {
-  ...m,
   node: process.version,
   os: `${platform()} ${release()}`,
-  description: `${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${process.version}, ${platform()} ${release()}`,
 };
+export const machine = { ...m, description: `${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}` };
 
 /** A plain text table: the first row is the header; numbers are right-aligned. */
 export const table = (rows: ReadonlyArray<ReadonlyArray<string | number>>): string => {
   const cells = rows.map((row) => row.map(String));
-  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
-  const line = (row: string[], index: number) =>
+  const widths = cells[0]!.map((_, c) => Math.max(...cells.map((row) => (row[c] ?? '').length)));
+  const pad = (cell: string, r: number, c: number) =>
+    typeof rows[r]![c] === 'number' ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!);
+  const lines = cells.map((row, r) =>
     row
-      .map((cell, c) =>
-        index > 0 && typeof rows[index]![c] === 'number' ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!),
-      )
+      .map((cell, c) => pad(cell, r, c))
       .join('  ')
-      .trimEnd();
-  const [header, ...body] = cells;
-  return [
-    line(header!, 0),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...body.map((row, i) => line(row, i + 1)),
-  ].join('\n');
+      .trimEnd(),
+  );
+  return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n');
 };
 
-export type Target = { figure: string; measured: number } & ({ atMost: number } | { atLeast: number });
+/** Counts by key as `200×59 201×63`. */
+export const counts = (byKey: Record<string, number>) =>
+  Object.entries(byKey)
+    .map(([key, n]) => `${key}×${n}`)
+    .join(' ');
 
-export const atMost = (figure: string, measured: number, limit: number): Target => ({
-  figure,
-  measured,
-  atMost: limit,
-});
-export const atLeast = (figure: string, measured: number, limit: number): Target => ({
-  figure,
-  measured,
-  atLeast: limit,
-});
+/** A table's row: the fields of `row` that `keys` names (space-separated), in that order. */
+export const cells = (row: object, keys: string) =>
+  keys.split(' ').map((key) => (row as Record<string, string | number>)[key]!);
+
+export type Target = { figure: string; measured: number } & ({ atMost: number } | { atLeast: number });
+export const atMost = (figure: string, measured: number, atMost: number): Target => ({ figure, measured, atMost });
+export const atLeast = (figure: string, measured: number, atLeast: number): Target => ({ figure, measured, atLeast });
 
 /** Prints each figure against its target; returns them with their verdicts, for the results file. */
 export const printTargets = (targets: readonly Target[]) => {
@@ -75,6 +68,9 @@ export const printTargets = (targets: readonly Target[]) => {
   return checks;
 };
 
-/** A table's row: the fields of `row` that `keys` names (space-separated), in that order. */
-export const cells = (row: object, keys: string) =>
-  keys.split(' ').map((key) => (row as Record<string, string | number>)[key]!);
+/** Writes `bench/<file>` with the time and the machine, and says so. */
+export const writeResults = (file: string, results: object) => {
+  const stamped = { measuredAt: new Date().toISOString(), machine, ...results };
+  writeFileSync(new URL(`../${file}`, import.meta.url), `${JSON.stringify(stamped, null, 2)}\n`);
+  console.log(`\nwrote bench/${file}`);
+};
