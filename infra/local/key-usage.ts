@@ -25,7 +25,7 @@ export interface KeyUsage {
 }
 
 const names = new Map<string, string>();
-/** Each request asks twice: the hash is made once per key (the local stage has a handful of keys). */
+/** Every request is counted under its key's name: the hash is made once per key (a local stage has a handful). */
 const nameOf = (usageKey: string) => {
   let name = names.get(usageKey);
   if (name === undefined) {
