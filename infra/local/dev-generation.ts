@@ -49,6 +49,7 @@ const load = async () => {
   const { FUNCTION_TIMEOUT_SECONDS } = await import('../stages.ts');
   const { stageOptionsFromEnvironment } = await import('./options.ts');
   const { createStageServer } = await import('./stage.ts');
+  (await import('./stdout-batching.ts')).batchStdoutByTurn();
   const { server, flushAuthorizerCache } = await createStageServer(stageOptionsFromEnvironment('npm run dev'));
   let draining = false;
   const answering = new Set<ServerResponse>();

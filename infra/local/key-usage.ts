@@ -24,7 +24,17 @@ export interface KeyUsage {
   count(usageKey: string, day: number): void;
 }
 
-const nameOf = (usageKey: string) => createHash('sha256').update(usageKey).digest('base64url').slice(0, 22);
+const names = new Map<string, string>();
+/** Every request is counted under its key's name: the hash is made once per key (a local stage has a handful). */
+const nameOf = (usageKey: string) => {
+  let name = names.get(usageKey);
+  if (name === undefined) {
+    name = createHash('sha256').update(usageKey).digest('base64url').slice(0, 22);
+    if (names.size >= 10_000) names.clear(); // bounded, whatever keys come and go
+    names.set(usageKey, name);
+  }
+  return name;
+};
 
 export const utcDay = (ms: number): number => Math.floor(ms / DAY_MS);
 

@@ -2,8 +2,10 @@
 // whose data survives restarts. Every knob is an environment variable (README).
 import { failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
 import { type LocalStage, startLocalStage } from './stage.ts';
+import { batchStdoutByTurn } from './stdout-batching.ts';
 
 const fail = failWith('npm start');
+batchStdoutByTurn();
 
 let stage: LocalStage;
 try {

@@ -43,27 +43,44 @@ export interface EventContext {
   readonly clientPathPrefix?: string;
 }
 
-/**
- * Values by name, as own properties whatever the name: a client's `?__proto__=x`
- * is a parameter like any other, as in the JSON event Lambda parses deployed
- * (`obj[name] ??= []` on a plain object reached Object.prototype instead: a 500).
- */
-const groupByName = (pairs: Iterable<readonly [string, string]>): Map<string, string[]> => {
-  const groups = new Map<string, string[]>();
-  for (const [name, value] of pairs) {
-    const values = groups.get(name);
-    if (values) values.push(value);
-    else groups.set(name, [value]);
-  }
-  return groups;
+/** Each name's values in order, and its last one (API Gateway's single-value map). */
+interface Grouped {
+  readonly last: Record<string, string>;
+  readonly all: Record<string, string[]>;
+  readonly size: number;
+}
+
+/** `object[name] = value` as an own property whatever the name: `__proto__` would set the prototype. */
+const put = <T>(object: Record<string, T>, name: string, value: T): void => {
+  if (name === '__proto__')
+    Object.defineProperty(object, name, { value, writable: true, enumerable: true, configurable: true });
+  else object[name] = value;
 };
 
-const lastOfEach = (groups: Map<string, string[]>): Record<string, string> =>
-  Object.fromEntries(Array.from(groups, ([name, values]) => [name, values[values.length - 1] as string]));
+/**
+ * Values by name, as own properties whatever the name: a client's `?__proto__=x` is a parameter
+ * like any other, as in the JSON event Lambda parses deployed (`obj[name] ??= []` on a plain
+ * object reached Object.prototype instead: a 500). One pass builds both maps (a request's
+ * headers: per request, on the local stage).
+ */
+const groupByName = (pairs: Iterable<readonly [string, string]>): Grouped => {
+  const last: Record<string, string> = {};
+  const all: Record<string, string[]> = {};
+  let size = 0;
+  for (const [name, value] of pairs) {
+    if (Object.hasOwn(all, name)) all[name]!.push(value);
+    else {
+      put(all, name, [value]);
+      size++;
+    }
+    put(last, name, value);
+  }
+  return { last, all, size };
+};
 
 /** The last value of the first header of that name in any spelling (names differing in case are apart). */
-const lastValueOf = (groups: Map<string, string[]>, lowerCaseName: string): string | undefined => {
-  for (const [name, values] of groups) if (name.toLowerCase() === lowerCaseName) return values[values.length - 1];
+const lastValueOf = ({ all }: Grouped, lowerCaseName: string): string | undefined => {
+  for (const name of Object.keys(all)) if (name.toLowerCase() === lowerCaseName) return all[name]!.at(-1);
   return undefined;
 };
 
@@ -81,10 +98,10 @@ export const proxyEvent = (
     resource,
     path: request.url.pathname,
     httpMethod: route.method,
-    headers: lastOfEach(headers),
-    multiValueHeaders: Object.fromEntries(headers),
-    queryStringParameters: hasQuery ? lastOfEach(query) : null,
-    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(query) : null,
+    headers: headers.last,
+    multiValueHeaders: headers.all,
+    queryStringParameters: hasQuery ? query.last : null,
+    multiValueQueryStringParameters: hasQuery ? query.all : null,
     pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
     stageVariables: null,
     body: request.body,
