@@ -1,7 +1,7 @@
 // Starts `npm start`'s server as its own process, as a user would, and reads the
 // base URL and key from what it prints. For the end-to-end tests and the benchmarks.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROBE, type Probe, probeOf } from './probe-client.ts';
@@ -40,6 +40,23 @@ export interface LocalServerOptions {
 /** Settings of ours a user's shell might hold; `npm start` on its defaults must not see them. */
 const OUR_KNOBS = /^(PETSTORE_|POWERTOOLS_|AWS_|LOG_LEVEL$|PORT$|HOST$|NODE_OPTIONS$)/;
 
+/**
+ * The Node flags that package.json's npm script for `entry` gives it (`exec node <flags> <entry>`,
+ * `npm start`'s memory settings): the script is their one home, and the harness starts the entry
+ * with them, so that what a test or the bench measures is what the command runs. A checkout's own
+ * package.json (an earlier commit's, for the bench); none for an entry no script runs.
+ */
+export const npmScriptFlags = (entry: string, cwd = '.'): string[] => {
+  const { scripts } = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  for (const script of Object.values(scripts)) {
+    const [exec, node, ...rest] = script.trim().split(/\s+/);
+    if (exec === 'exec' && node === 'node' && rest.at(-1) === entry) return rest.slice(0, -1);
+  }
+  return [];
+};
+
 export const newDataDir = (): string => mkdtempSync(join(tmpdir(), 'petstore-test-'));
 
 export const startLocalServer = (
@@ -47,15 +64,17 @@ export const startLocalServer = (
   options: LocalServerOptions = {},
 ): Promise<LocalServer> => {
   const dataDir = env.PETSTORE_DATA_DIR ?? newDataDir();
+  const entry = options.entry ?? 'infra/local/server.ts';
   const base = options.defaults
     ? Object.fromEntries(Object.entries(process.env).filter(([name]) => !OUR_KNOBS.test(name)))
     : { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'WARN' };
   const child = spawn(
     process.execPath,
     [
+      ...npmScriptFlags(entry, options.cwd),
       ...(options.nodeArgs ?? []),
       ...(options.probe ? ['--import', PROBE] : []),
-      options.entry ?? 'infra/local/server.ts',
+      entry,
     ],
     {
       cwd: options.cwd,

@@ -1,0 +1,24 @@
+// `npm start` and `npm run dev` give Node the memory settings of docs/performance.md ("Memory"),
+// and the harness that tests and `npm run bench` start the server with runs it with the same
+// flags, read from the one place they live (package.json), so what is measured is what runs.
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { npmScriptFlags } from '../../tools/harness/local-server.ts';
+
+const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+/** V8's young generation at 16 MB semi-spaces: ~100 MB less RSS under load than V8's 64 MB default on a large machine, for no measurable CPU. */
+const YOUNG_GENERATION = '--max-semi-space-size=16';
+
+describe('Node flags of the local server', () => {
+  test.each([
+    ['start', 'infra/local/server.ts'],
+    ['dev', 'infra/local/dev.ts'],
+  ])('npm %s runs %s with the young generation capped, and the harness reads it from there', (script, entry) => {
+    expect(scripts[script]).toBe(`exec node ${YOUNG_GENERATION} ${entry}`);
+    expect(npmScriptFlags(entry)).toEqual([YOUNG_GENERATION]);
+  });
+
+  test('an entry no npm script runs gets no flags (the bench’s bare server runs as Node starts it)', () => {
+    expect(npmScriptFlags('bench/support/bare-server.ts')).toEqual([]);
+  });
+});
