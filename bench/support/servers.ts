@@ -1,11 +1,13 @@
 // The servers `npm run bench` sets side by side, each its own process with probe.ts loaded
 // (tools/harness), which counts the DynamoDB requests its embedded DynamoDB answers, on the
 // wire, and reads its CPU time and memory:
-// - the local server exactly as `npm start` runs it (`node infra/local/server.ts`, the
-//   caller's environment minus every knob of ours, so every default holds), on a fresh data
-//   directory, with keys made as the key tool makes them; from this repository, or from
-//   another checkout of it (an earlier commit's worktree), with that checkout's own code;
-// - the bare one-call server (bare-server.ts), started the same way.
+// - the local server exactly as `npm start` runs it (its npm script's command with its Node
+//   flags, which the harness reads from the checkout's package.json; the caller's environment
+//   minus every knob of ours, so every default holds), on a fresh data directory, with keys
+//   made as the key tool makes them; from this repository, or from another checkout of it (an
+//   earlier commit's worktree), with that checkout's own code;
+// - the bare one-call server (bare-server.ts), started the same way, with no Node flags (no
+//   npm script runs it).
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -10,6 +10,7 @@ import { createPetsRepository } from '../../shared/dynamodb/pets-repository.ts';
 import { countersTable, petsTable } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { TEST_INDEX_SHARDS } from '../support/index-shards.ts';
+import { allPages as allPagesOf } from '../support/listing.ts';
 
 // 250 animals: 100 available, 98 pending (14 × 7), 52 sold, interleaved in id order.
 const COUNTS: Record<PetStatus, number> = { available: 100, pending: 98, sold: 52 };
@@ -47,17 +48,7 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 /** Follows cursors from the first page to the last. */
-const allPages = async (limit: number, status?: PetStatus): Promise<ListPage[]> => {
-  const pages: ListPage[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await pets.list({ limit, status, cursor });
-    pages.push(page);
-    cursor = page.nextCursor;
-    if (pages.length > TOTAL + 1) throw new Error('paging does not end');
-  } while (cursor);
-  return pages;
-};
+const allPages = (limit: number, status?: PetStatus) => allPagesOf(pets, limit, status, TOTAL + 1);
 
 const expectWellFormedPaging = (pages: ListPage[], limit: number, expected: Pet[]) => {
   const served = pages.flatMap((page) => page.pets);

@@ -16,6 +16,7 @@ import { statusShardKey, statusShardKeys } from '../../shared/dynamodb/status-sh
 import { countersTable, petsTable, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from '../../shared/dynamodb/tables.ts';
 import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { allPages } from '../support/listing.ts';
 
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 const cursors = createCursorCodec('shards-test-cursor-secret-0123456789');
@@ -40,18 +41,6 @@ const repository = (db: TestDynamoDB, statusShards: number): PetsRepository =>
     cursors,
     statusShards,
   });
-
-/** Every page of a listing, following the cursors. */
-const allPages = async (pets: PetsRepository, status: PetStatus | undefined, limit: number): Promise<ListPage[]> => {
-  const pages: ListPage[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await pets.list({ limit, status, cursor });
-    pages.push(page);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return pages;
-};
 
 /** Ids only, and whether a next page was offered: the cursors' bytes differ by nothing but their HMAC input, which is the same. */
 const shape = (pages: ListPage[]) => pages.map((p) => ({ ids: p.pets.map((pet) => pet.id), next: !!p.nextCursor }));
@@ -79,8 +68,8 @@ describe('N = 4 lists exactly what N = 1 lists', () => {
             }
           } else {
             const [expected, actual] = await Promise.all([
-              allPages(unsharded, c.status, c.limit),
-              allPages(sharded, c.status, c.limit),
+              allPages(unsharded, c.limit, c.status),
+              allPages(sharded, c.limit, c.status),
             ]);
             expect(shape(actual)).toEqual(shape(expected));
             // The cursors themselves are the same: the form did not change.
@@ -182,7 +171,7 @@ test('growing N loses nothing: animals written at N = 1 and N = 2 are all listed
     for (const shards of [1, 2, 4])
       for (let i = 0; i < 7; i++)
         created.push(await repository(db, shards).create({ name: `g${i}`, categoryId: 1, status: 'sold' }));
-    const pages = await allPages(repository(db, 4), 'sold', 3);
+    const pages = await allPages(repository(db, 4), 3, 'sold');
     expect(pages.flatMap((p) => p.pets)).toEqual(created);
   } finally {
     await db.close();
