@@ -23,7 +23,7 @@ import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { HANDLER_RUN, measureHandlers } from './support/handler-bench.ts';
+import { HANDLER_RUN, measureHandlers, variantsOf } from './support/handler-bench.ts';
 import { report } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
 import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
@@ -68,53 +68,39 @@ const withKey = (server: BenchServer, spec: RequestSpec, i: number): RequestSpec
     ? { ...spec, headers: { Authorization: `Bearer ${server.keys[i % server.keys.length]}`, ...spec.headers } }
     : spec;
 
-/** A comparison's name, its requests on each side's server, and its load. */
-type Measured = [string, (server: BenchServer, side: number) => Requests | Promise<Requests>, LoadOptions];
+/** A side: its name, its server, and the animals it holds (1,000 by default) at its index shards (1). */
+type Side = [name: string, server: Promise<BenchServer>, animals?: number, shards?: number];
+/** A comparison's name, its requests (or those on a side's server holding `animals`), and its load. */
+type Measured = [string, Requests | ((server: BenchServer, animals: number) => Promise<Requests>), LoadOptions];
 
-/** Starts the named servers, `fill`s each, then compares them on each of `measured`; stops them. */
-const measure = async (
-  servers: Array<[string, Promise<BenchServer>]>,
-  fill: (server: BenchServer, side: number) => Promise<unknown>,
-  measured: Measured[],
-) => {
-  const names = servers.map(([name]) => name);
-  const started = await Promise.all(servers.map(([, server]) => server));
+/** Starts and seeds the sides' servers, then compares them on each of `measured`; stops them. */
+const measure = async (sides: Side[], measured: Measured[]) => {
+  const names = sides.map(([name]) => name);
+  const animals = sides.map(([, , count = SMALL_TABLE]) => count);
+  const servers = await Promise.all(sides.map(([, server]) => server));
   try {
-    await Promise.all(started.map(fill));
+    await Promise.all(
+      servers.map(async (server, i) => {
+        const seconds = (await seedPets(server.dynamodbEndpoint, animals[i]!, sides[i]![3])) / 1000;
+        log(`${names[i]}: ${animals[i]} animals seeded in ${Math.round(seconds)} s`);
+      }),
+    );
     const comparisons: Comparison[] = [];
     for (const [name, request, options] of measured) {
       log(`measuring ${name}, ${options.connections} connections: ${names.join(', ')}`);
-      const sides = started.map(async (server, i) => {
-        const { status, spec } = await request(server, i);
+      const compared = servers.map(async (server, i) => {
+        const { status, spec } = typeof request === 'function' ? await request(server, animals[i]!) : request;
         return { name: names[i]!, server, request: (n: number) => withKey(server, spec(n), n), expectedStatus: status };
       });
-      comparisons.push(await compare(name, await Promise.all(sides), options));
+      comparisons.push(await compare(name, await Promise.all(compared), options));
     }
     // After the load: what the server holds once idle for a moment, without a forced GC.
     await new Promise((done) => setTimeout(done, 2000));
-    return { comparisons, rssAfterMB: Math.round((await started[1]!.probe.memory(false)).rss / 2 ** 20) };
+    return { comparisons, rssAfterMB: Math.round((await servers[1]!.probe.memory(false)).rss / 2 ** 20) };
   } finally {
-    await Promise.all(started.map((s) => s.stop()));
+    await Promise.all(servers.map((s) => s.stop()));
   }
 };
-
-const routes: Array<[string, Requests, LoadOptions]> = [
-  ['getPet', getSeeded, load],
-  ['listPets', list(), load],
-  ['listPets status=sold', list({ status: 'sold' }), load],
-  ['createPet', creates, load], // after the reads: creates grow the table
-  ['getPet', getSeeded, { ...load, connections: 1 }],
-];
-const measureServer = () =>
-  measure(
-    [
-      ['bare', startBareServer()],
-      ['npm start', startUserServer({}, undefined, 8)],
-      ...others.map((dir): [string, Promise<BenchServer>] => [basename(dir), startUserServer({}, dir, 8)]),
-    ],
-    (server) => seedPets(server.dynamodbEndpoint, SMALL_TABLE),
-    routes.map(([name, request, options]) => [name, () => request, options]),
-  );
 
 /** A cursor to the page that starts about halfway through the available animals. */
 const middleCursor = async (server: BenchServer, animals: number): Promise<string> => {
@@ -127,47 +113,53 @@ const middleCursor = async (server: BenchServer, animals: number): Promise<strin
   return new URL(url).searchParams.get('cursor')!;
 };
 
-const measureScaling = async () => {
-  const animals = [SMALL_TABLE, LARGE_TABLE];
-  const seed = async (server: BenchServer, i: number) =>
-    log(
-      `${animals[i]} animals seeded in ${Math.round((await seedPets(server.dynamodbEndpoint, animals[i]!)) / 1000)} s`,
-    );
-  const pages = (['first', 'middle'] as const).map(
-    (page): Measured => [
-      `listPets status, ${page} page`,
-      async (server, i) =>
-        list({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
-      listingLoad,
+const measureServer = () =>
+  measure(
+    [
+      ['bare', startBareServer()],
+      ['npm start', startUserServer({}, undefined, 8)],
+      ...others.map((dir): Side => [basename(dir), startUserServer({}, dir, 8)]),
+    ],
+    [
+      ['getPet', getSeeded, load],
+      ['listPets', list(), load],
+      ['listPets status=sold', list({ status: 'sold' }), load],
+      ['createPet', creates, load], // after the reads: creates grow the table
+      ['getPet', getSeeded, { ...load, connections: 1 }],
     ],
   );
+const measureScaling = async () => {
+  const middle = async (server: BenchServer, animals: number) =>
+    list({ status: 'available', cursor: await middleCursor(server, animals) });
   const { comparisons } = await measure(
     [
-      ['small', startUserServer()],
-      ['large', startUserServer()],
+      ['small', startUserServer(), SMALL_TABLE],
+      ['large', startUserServer(), LARGE_TABLE],
     ],
-    seed,
-    pages,
+    [
+      ['listPets status, first page', list({ status: 'available' }), listingLoad],
+      ['listPets status, middle page', middle, listingLoad],
+    ],
   );
-  return { animals, comparisons };
+  return { animals: [SMALL_TABLE, LARGE_TABLE], comparisons };
 };
-
 /** The same 1,000 animals on each, with the index key of the server's own shards. */
 const measureShards = async () => {
-  const seed = (server: BenchServer, i: number) => seedPets(server.dynamodbEndpoint, SMALL_TABLE, i ? 4 : 1);
-  const statuses = ['sold', 'available'].map(
-    (status): Measured => [`listPets status=${status}, shards`, () => list({ status }), listingLoad],
-  );
-  const servers: Array<[string, Promise<BenchServer>]> = [
+  const servers: Side[] = [
     ['shards=1', startUserServer()],
-    ['shards=4', startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
+    ['shards=4', startUserServer({ PETSTORE_INDEX_SHARDS: '4' }), SMALL_TABLE, 4],
   ];
-  return (await measure(servers, seed, statuses)).comparisons;
+  const statuses = ['sold', 'available'].map(
+    (status): Measured => [`listPets status=${status}, shards`, list({ status }), listingLoad],
+  );
+  return (await measure(servers, statuses)).comparisons;
 };
 
 const server = parts.has('server') ? await measureServer() : undefined;
 const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
-const handlers = parts.has('handlers') ? await measureHandlers(handlerRun, log) : undefined;
+const handlers = parts.has('handlers')
+  ? await measureHandlers(variantsOf(handlerRun), { warm: handlerRun }, log)
+  : undefined;
 const scaling = parts.has('scaling') ? await measureScaling() : undefined;
 const shards = parts.has('shards') ? await measureShards() : undefined;
 const results = report({ quick, load, listingLoad, server, handlers, scaling, shards });

@@ -1,6 +1,6 @@
 // What bench/results.json holds, and the printed tables: every figure set against its target (issue 30's).
 import { type HandlerFigures, handlersTable, handlerTargets } from './handler-bench.ts';
-import type { Comparison, LoadOptions, Spread } from './side-by-side.ts';
+import type { Comparison, LoadOptions } from './side-by-side.ts';
 import { atLeast, atMost, counts, machine, printTargets, round, type Target, table } from './stats.ts';
 
 const T = {
@@ -58,9 +58,6 @@ const targets = ({ server, handlers, scaling }: ReportInput): Target[] => [
   ),
 ];
 
-/** `median (min–max)` */
-const s = (f: Spread) => (f.min === f.max ? `${f.median}` : `${f.median} (${f.min}–${f.max})`);
-
 /** Per comparison a row per side, then each other side ÷ the first. */
 const comparisonTable = (comparisons: Comparison[]) =>
   table([
@@ -68,11 +65,11 @@ const comparisonTable = (comparisons: Comparison[]) =>
     ...comparisons.flatMap((c) => [
       ...c.sides.map((side, i) => [
         ...(i === 0 ? [c.name, c.connections] : ['', '']),
-        ...[side.name, s(side.rps), s(side.p50), s(side.p99), s(side.cpuMsPerRequest)],
+        ...[side.name, side.rps, side.p50, side.p99, side.cpuMsPerRequest],
         ...[side.rssMB, side.dynamodbPerRequest, counts(side.statuses)],
       ]),
       ...Object.entries(c.ratios).map(([name, r]) => [
-        ...['', '', `${name} ÷ ${c.sides[0]!.name}`, s(r.rps), s(r.p50), s(r.p99), s(r.cpu)],
+        ...['', '', `${name} ÷ ${c.sides[0]!.name}`, r.rps, r.p50, r.p99, r.cpu],
         ...['', '', ''],
       ]),
     ]),
