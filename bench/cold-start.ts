@@ -14,8 +14,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { stackName } from '../infra/stages.ts';
-import { FUNCTION_NAMES } from '../shared/api/routes.ts';
-import { deployedBundles } from './support/bundles.ts';
+import { FUNCTION_NAMES, type FunctionName } from '../shared/api/routes.ts';
 import { handlersTable, measureHandlers, type Variant } from './support/handler-bench.ts';
 import type { Settings } from './support/lambda-env.ts';
 import { atMost, cells, machine, printTargets, round, table, writeResults } from './support/stats.ts';
@@ -31,15 +30,28 @@ const kB = (bytes: number) => round(bytes / 1000, 1);
 
 console.log(`machine: ${machine.description}`);
 const stack = stackName('staging');
-if (process.env.COLD_SYNTH !== '0' || !existsSync(join(CDK_OUT, `${stack}.template.json`))) {
+const templateFile = join(CDK_OUT, `${stack}.template.json`);
+if (process.env.COLD_SYNTH !== '0' || !existsSync(templateFile)) {
   console.log(`synthesizing into ${CDK_OUT} (npx cdk synth)…`);
   // Staging alone (-e): production does not synthesize without its alarm destinations.
   const synth = spawnSync('npx', ['cdk', 'synth', '--quiet', '-e', stack, '--output', CDK_OUT], { stdio: 'inherit' });
   if (synth.status !== 0) throw new Error('cdk synth failed: no bundles to measure');
 }
-const deployed = deployedBundles(CDK_OUT, stack);
+interface Resource {
+  Type: string;
+  Metadata?: Record<string, string>;
+  Properties: { Environment?: { Variables: Record<string, string> } };
+}
+const { Resources } = JSON.parse(readFileSync(templateFile, 'utf8')) as { Resources: Record<string, Resource> };
+/** The API's functions in the template: each one's bundle (its asset) and whether the stack traces it. */
+const deployed = Object.values(Resources).flatMap(({ Type, Metadata, Properties }) => {
+  const name = /\/Functions\/([^/]+)\//.exec(Metadata?.['aws:cdk:path'] ?? '')?.[1] as FunctionName;
+  if (Type !== 'AWS::Lambda::Function' || !FUNCTION_NAMES.includes(name)) return [];
+  const file = join(CDK_OUT, Metadata!['aws:asset:path']!, 'index.mjs');
+  return [{ name, file, tracing: Properties.Environment?.Variables.POWERTOOLS_TRACE_ENABLED === 'true' }];
+});
 const missing = FUNCTION_NAMES.filter((name) => !deployed.some((bundle) => bundle.name === name));
-if (missing.length > 0) throw new Error(`no bundle in ${CDK_OUT}/${stack}.template.json for ${missing.join(', ')}`);
+if (missing.length > 0) throw new Error(`no bundle in ${templateFile} for ${missing.join(', ')}`);
 const bundles = deployed.map(({ name, file }) => ({
   function: name,
   kB: kB(statSync(file).size),

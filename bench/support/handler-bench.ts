@@ -40,11 +40,9 @@ const summary = ([floor, own]: Array<Array<Record<string, number>>>) =>
 
 /** `variant` against the floor in `rounds` of `turn`, in which the function makes `invocations` invocations. */
 const againstFloor = async (env: LambdaEnv, variant: Variant, rounds: number, invocations: number, turn: Turn) => {
-  const segmentsBefore = env.segmentsSent();
+  await env.segmentsSent(); // those sent before, if any
   const figures = summary(await inTurns(SIDES.length, rounds, turn));
-  // A UDP datagram may still be on its way: a moment for the last ones, then the check.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const segments = env.segmentsSent() - segmentsBefore;
+  const segments = await env.segmentsSent();
   if (variant.tracing === 'sampled' ? segments < invocations : segments > 0)
     throw new Error(
       `${variant.function}, tracing ${variant.tracing}: ${segments} segments, ${invocations} invocations`,
