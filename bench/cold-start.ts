@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { stackName } from '../infra/stages.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/api/routes.ts';
-import { handlersTable, measureHandlers, type Variant } from './support/handler-bench.ts';
-import type { Settings } from './support/lambda-env.ts';
+import { handlersTable, measureHandlers } from './support/handler-bench.ts';
+import type { Settings, Variant } from './support/lambda-env.ts';
 import { atMost, cells, machine, printTargets, round, table, writeResults } from './support/stats.ts';
 
 const CDK_OUT = process.env.CDK_OUT ?? 'cdk.out';

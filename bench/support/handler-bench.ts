@@ -4,8 +4,8 @@
 // `npm run bench`): a process per side, warmed up, then a round is invocations one after another,
 // as on-demand Lambda runs them. Cold (bench:cold): a round is a fresh process per side, its
 // import and its first invocation.
-import { FUNCTION_NAMES, type FunctionName } from '../../shared/api/routes.ts';
-import { type LambdaEnv, prepareLambdaEnv, type Settings, type Tracing } from './lambda-env.ts';
+import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
+import { type LambdaEnv, prepareLambdaEnv, type Settings, type Tracing, type Variant } from './lambda-env.ts';
 import { atMost, inTurns, median, percentile, ratios, round, type Target, table } from './stats.ts';
 
 /** CPU per invocation ÷ the floor's, with the stage's tracing on (issue 22); off, the function's own. */
@@ -22,8 +22,6 @@ export const HANDLER_RUN = {
 };
 type HandlerRun = typeof HANDLER_RUN;
 
-/** `file`: the function's bundle, if not this checkout's code built as the stack builds it. */
-export type Variant = { function: FunctionName; settings: Settings; tracing: Tracing; file?: string };
 const SIDES = ['floor', 'function'] as const;
 
 /** A round's turn of one side (0 the floor, 1 the function): its figures, CPU and wall time in ms. */
@@ -44,17 +42,14 @@ const againstFloor = async (env: LambdaEnv, variant: Variant, rounds: number, in
   const figures = summary(await inTurns(SIDES.length, rounds, turn));
   const segments = await env.segmentsSent();
   if (variant.tracing === 'sampled' ? segments < invocations : segments > 0)
-    throw new Error(
-      `${variant.function}, tracing ${variant.tracing}: ${segments} segments, ${invocations} invocations`,
-    );
+    throw new Error(`${variant.function}, tracing ${variant.tracing}: ${segments} traces for ${invocations} calls`);
   return { ...variant, segments, figures };
 };
 export type HandlerFigures = Awaited<ReturnType<typeof againstFloor>>;
 
 /** One host per side, warmed up; a turn runs `invocationsPerRound`. */
 const warm = async (env: LambdaEnv, variant: Variant, o: HandlerRun) => {
-  const { function: name, settings, tracing } = variant;
-  const hosts = await Promise.all(SIDES.map((side) => env.host(name, side, tracing, settings)));
+  const hosts = await Promise.all(SIDES.map((side) => env.host(variant, side)));
   try {
     for (const host of hosts) await host.run(o.warmupInvocations);
     return await againstFloor(env, variant, o.rounds, o.rounds * o.invocationsPerRound, async (side) => {
@@ -70,8 +65,7 @@ const warm = async (env: LambdaEnv, variant: Variant, o: HandlerRun) => {
 /** A fresh host per side and round: its import, its first invocation, both (total), and their CPU. */
 const cold = (env: LambdaEnv, variant: Variant, runs: number) =>
   againstFloor(env, variant, runs, runs, async (side) => {
-    const { function: name, tracing, settings, file } = variant;
-    const host = await env.host(name, SIDES[side]!, tracing, settings, file);
+    const host = await env.host(variant, SIDES[side]!);
     const { wallMs, cpuMs } = await host.run(1);
     await host.stop();
     const { importMs, importCpuMs } = host.ready;

@@ -47,6 +47,8 @@ import { SEED_FIRST_ID, seedPets } from './seed.ts';
 export type Tracing = 'off' | 'sampled' | 'unsampled';
 /** The stage's Node settings, on both sides alike: staging's `--enable-source-maps` (infra/stages.ts) or not. */
 export type Settings = 'production' | 'staging';
+/** A function under settings and tracing; `file`: its bundle, if not this checkout's code built as the stack builds it. */
+export type Variant = { function: FunctionName; settings: Settings; tracing: Tracing; file?: string };
 const NODE_OPTIONS_OF: Record<Settings, string[]> = { production: [], staging: ['--enable-source-maps'] };
 const HOST = fileURLToPath(new URL('./handler-host.ts', import.meta.url));
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
@@ -202,14 +204,8 @@ export const prepareLambdaEnv = async () => {
     ...(name === 'listPets' && secretFromExtension),
   });
   return {
-    /** A fresh host of `name`'s function (this build, or `file`) or of its floor, with its event and environment. */
-    host: (
-      name: FunctionName,
-      side: 'floor' | 'function',
-      tracing: Tracing,
-      settings: Settings,
-      file = built[name],
-    ) => {
+    /** A fresh host of the variant's function or of its floor, with its event and environment. */
+    host: ({ function: name, settings, tracing, file = built[name] }: Variant, side: 'floor' | 'function') => {
       const [bundle, exportName] = side === 'floor' ? [floor, name] : [file, 'handler'];
       return startHost([bundle, exportName, JSON.stringify(events[name])], environment(name, tracing), settings);
     },

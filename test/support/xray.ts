@@ -110,10 +110,3 @@ const validate = new Ajv({ allErrors: true, strict: true, strictRequired: false 
 /** The schema's complaints about `document`, none if X-Ray accepts it. */
 export const segmentDocumentErrors = (document: unknown): string[] =>
   validate(document) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-
-/** The trace header Lambda sets for one invocation: its own trace id, Lambda's function segment as parent. */
-export const traceHeader = (sampled: boolean) => {
-  const root = `1-${Math.floor(Date.now() / 1000).toString(16)}-${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
-  const parent = crypto.randomUUID().replaceAll('-', '').slice(0, 16);
-  return { root, parent, header: `Root=${root};Parent=${parent};Sampled=${sampled ? 1 : 0}` };
-};
