@@ -6,9 +6,7 @@
 // bench's stand-in for the X-Ray daemon; the floor traces nothing. Production's Node settings
 // and staging's (--enable-source-maps, on both sides). Synthesizes first, so that the bundles are
 // the code's (COLD_SYNTH=0 measures cdk.out as it is). COLD_RUNS (10, at least) fresh processes
-// per figure. What the hand-made aliases save (the SDK from the runtime, the full credential
-// chain, node:http's facade) was measured by this script's variants, since removed:
-// docs/performance.md.
+// per figure.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +15,7 @@ import { stackName } from '../infra/stages.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/api/routes.ts';
 import { handlersTable, measureHandlers } from './support/handler-bench.ts';
 import type { Settings, Variant } from './support/lambda-env.ts';
-import { atMost, cells, machine, printTargets, round, table, writeResults } from './support/stats.ts';
+import { atMost, cells, printTargets, round, table, writeResults } from './support/stats.ts';
 
 const CDK_OUT = process.env.CDK_OUT ?? 'cdk.out';
 const RUNS = Math.max(10, Number(process.env.COLD_RUNS ?? 10));
@@ -28,7 +26,6 @@ const MAX_CPU_RATIO = 1.25;
 const SETTINGS: Settings[] = ['production', 'staging'];
 const kB = (bytes: number) => round(bytes / 1000, 1);
 
-console.log(`machine: ${machine.description}`);
 const stack = stackName('staging');
 const templateFile = join(CDK_OUT, `${stack}.template.json`);
 if (process.env.COLD_SYNTH !== '0' || !existsSync(templateFile)) {

@@ -10,13 +10,12 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { type HttpClient, httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { sampleHttpRequest } from '../tools/harness/sample-requests.ts';
-import { machine, percentile, round, writeResults } from './support/stats.ts';
+import { percentile, round, writeResults } from './support/stats.ts';
 
 const BURST = Number(process.env.LOAD_CONNECTIONS ?? 500);
 const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 5);
 const PIPELINED = 1_000;
 
-console.log(`machine: ${machine.description}`);
 const server = await startLocalServer({ LOG_LEVEL: 'ERROR' }, { defaults: true, probe: true, keepOutput: false });
 const auth = { Authorization: `Bearer ${server.key}` };
 // The harness's sample requests (tools/harness/sample-requests.ts), with the bench's page sizes and names.

@@ -23,12 +23,12 @@ import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { HANDLER_RUN, measureHandlers, variantsOf } from './support/handler-bench.ts';
-import { report } from './support/report.ts';
+import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
+import { comparisonTable, failures, rssAfterTarget, scalingTarget, serverTargets } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
 import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
 import { type Comparison, compare, type LoadOptions } from './support/side-by-side.ts';
-import { machine, writeResults } from './support/stats.ts';
+import { machine, printTargets, type Target, writeResults } from './support/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
@@ -48,7 +48,7 @@ const listingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.round
 const started = performance.now();
 const log = (message: string) =>
   console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
-log(`machine: ${machine.description}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
+if (quick) log('BENCH_QUICK: the figures mean nothing');
 
 /**
  * An operation's requests: its valid sample of the harness's table (tools/harness/sample-requests.ts)
@@ -69,15 +69,21 @@ const withKey = (server: BenchServer, spec: RequestSpec, i: number): RequestSpec
     : spec;
 
 /** A side: its name, its server, and the animals it holds (1,000 by default) at its index shards (1). */
-type Side = [name: string, server: Promise<BenchServer>, animals?: number, shards?: number];
+type Side = [name: string, start: () => Promise<BenchServer>, animals?: number, shards?: number];
 /** A comparison's name, its requests (or those on a side's server holding `animals`), and its load. */
 type Measured = [string, Requests | ((server: BenchServer, animals: number) => Promise<Requests>), LoadOptions];
+/** A part's figures: printed, set against their targets, written to bench/results.json. */
+type Part = { text: string; targets: Target[]; failures?: string[]; figures: unknown };
 
-/** Starts and seeds the sides' servers, then compares them on each of `measured`; stops them. */
-const measure = async (sides: Side[], measured: Measured[]) => {
+type Targets = (comparisons: Comparison[], rssAfterMB: number) => Target[];
+/**
+ * A side-by-side part: starts and seeds the sides' servers, compares them on each of `measured`
+ * (`targets` sets the comparisons against theirs), then reads the second side's RSS; stops them.
+ */
+const sideBySide = async (sides: Side[], measured: Measured[], targets: Targets = () => []): Promise<Part> => {
   const names = sides.map(([name]) => name);
   const animals = sides.map(([, , count = SMALL_TABLE]) => count);
-  const servers = await Promise.all(sides.map(([, server]) => server));
+  const servers = await Promise.all(sides.map(([, start]) => start()));
   try {
     await Promise.all(
       servers.map(async (server, i) => {
@@ -96,7 +102,14 @@ const measure = async (sides: Side[], measured: Measured[]) => {
     }
     // After the load: what the server holds once idle for a moment, without a forced GC.
     await new Promise((done) => setTimeout(done, 2000));
-    return { comparisons, rssAfterMB: Math.round((await servers[1]!.probe.memory(false)).rss / 2 ** 20) };
+    const rssAfterMB = Math.round((await servers[1]!.probe.memory(false)).rss / 2 ** 20);
+    const text = `${comparisonTable(comparisons)}\nRSS of the ${names[1]} server's process 2 s after the load: ${rssAfterMB} MB`;
+    return {
+      text,
+      targets: targets(comparisons, rssAfterMB),
+      failures: failures(comparisons),
+      figures: { comparisons, rssAfterMB },
+    };
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }
@@ -104,7 +117,7 @@ const measure = async (sides: Side[], measured: Measured[]) => {
 
 /** A cursor to the page that starts about halfway through the available animals. */
 const middleCursor = async (server: BenchServer, animals: number): Promise<string> => {
-  let url = `${server.baseUrl}/pets?status=available&limit=100`;
+  let url = server.baseUrl + sampleHttpRequest('listPets', { query: { status: 'available', limit: '100' } }).path;
   for (let page = 0; page < Math.floor(animals / 3 / 2 / 100); page++) {
     const response = await fetch(url, { headers: { Authorization: `Bearer ${server.keys[0]}` } });
     await response.arrayBuffer();
@@ -113,12 +126,12 @@ const middleCursor = async (server: BenchServer, animals: number): Promise<strin
   return new URL(url).searchParams.get('cursor')!;
 };
 
-const measureServer = () =>
-  measure(
+const server = () =>
+  sideBySide(
     [
-      ['bare', startBareServer()],
-      ['npm start', startUserServer({}, undefined, 8)],
-      ...others.map((dir): Side => [basename(dir), startUserServer({}, dir, 8)]),
+      ['bare', startBareServer],
+      ['npm start', () => startUserServer({}, undefined, 8)],
+      ...others.map((dir): Side => [basename(dir), () => startUserServer({}, dir, 8)]),
     ],
     [
       ['getPet', getSeeded, load],
@@ -127,42 +140,67 @@ const measureServer = () =>
       ['createPet', creates, load], // after the reads: creates grow the table
       ['getPet', getSeeded, { ...load, connections: 1 }],
     ],
+    (comparisons, rssAfterMB) => [...comparisons.flatMap(serverTargets), rssAfterTarget(rssAfterMB)],
   );
-const measureScaling = async () => {
-  const middle = async (server: BenchServer, animals: number) =>
-    list({ status: 'available', cursor: await middleCursor(server, animals) });
-  const { comparisons } = await measure(
+const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
+const handlers = async (): Promise<Part> => {
+  const figures = await measureHandlers(variantsOf(handlerRun), { warm: handlerRun }, log);
+  return { text: handlersTable(figures), targets: handlerTargets(figures), figures };
+};
+const middle = async (server: BenchServer, animals: number) =>
+  list({ status: 'available', cursor: await middleCursor(server, animals) });
+const scaling = () =>
+  sideBySide(
     [
-      ['small', startUserServer(), SMALL_TABLE],
-      ['large', startUserServer(), LARGE_TABLE],
+      ['small', () => startUserServer(), SMALL_TABLE],
+      ['large', () => startUserServer(), LARGE_TABLE],
     ],
     [
       ['listPets status, first page', list({ status: 'available' }), listingLoad],
       ['listPets status, middle page', middle, listingLoad],
     ],
+    (comparisons) => comparisons.map(scalingTarget),
   );
-  return { animals: [SMALL_TABLE, LARGE_TABLE], comparisons };
-};
 /** The same 1,000 animals on each, with the index key of the server's own shards. */
-const measureShards = async () => {
-  const servers: Side[] = [
-    ['shards=1', startUserServer()],
-    ['shards=4', startUserServer({ PETSTORE_INDEX_SHARDS: '4' }), SMALL_TABLE, 4],
-  ];
-  const statuses = ['sold', 'available'].map(
-    (status): Measured => [`listPets status=${status}, shards`, list({ status }), listingLoad],
+const shards = () =>
+  sideBySide(
+    [
+      ['shards=1', () => startUserServer()],
+      ['shards=4', () => startUserServer({ PETSTORE_INDEX_SHARDS: '4' }), SMALL_TABLE, 4],
+    ],
+    ['sold', 'available'].map(
+      (status): Measured => [`listPets status=${status}, shards`, list({ status }), listingLoad],
+    ),
   );
-  return (await measure(servers, statuses)).comparisons;
-};
+/** The parts in the order they run, each with its title. */
+const PARTS: Array<[string, string, () => Promise<Part>]> = [
+  ['server', '1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire', server],
+  ['handlers', '2. Each handler alone, warm, against the floor; per invocation, medians over rounds', handlers],
+  ['scaling', `3. Filtered listing: ${LARGE_TABLE} animals (large) against ${SMALL_TABLE} (small)`, scaling],
+  ['shards', '4. Filtered listing, 1,000 animals: PETSTORE_INDEX_SHARDS=4 against 1', shards],
+];
 
-const server = parts.has('server') ? await measureServer() : undefined;
-const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
-const handlers = parts.has('handlers')
-  ? await measureHandlers(variantsOf(handlerRun), { warm: handlerRun }, log)
-  : undefined;
-const scaling = parts.has('scaling') ? await measureScaling() : undefined;
-const shards = parts.has('shards') ? await measureShards() : undefined;
-const results = report({ quick, load, listingLoad, server, handlers, scaling, shards });
-writeResults('results.json', results);
+const measured: Array<[string, string, Part]> = [];
+for (const [name, title, run] of PARTS) if (parts.has(name)) measured.push([name, title, await run()]);
+console.log(`\nMachine: ${machine.description}`);
+console.log(
+  `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side ` +
+    `(parts 3 and 4: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
+);
+for (const [, title, { text }] of measured) console.log(`\n${title}\n${text}`);
+const targets = printTargets(measured.flatMap(([, , part]) => part.targets));
+const failed = measured.flatMap(([, , part]) => part.failures ?? []);
+for (const failure of failed) console.log(`FAILED: ${failure}`);
+if (failed.length) console.log('\nThe figures above are not to be trusted: requests failed.');
+const figures = Object.fromEntries(measured.map(([name, , part]) => [name, part.figures]));
+writeResults('results.json', {
+  quick,
+  animals: [SMALL_TABLE, LARGE_TABLE],
+  load,
+  listingLoad,
+  ...figures,
+  targets,
+  passed: failed.length === 0,
+});
 log(`done in ${Math.round((performance.now() - started) / 1000)} s`);
-if (!results.passed) process.exitCode = 1;
+if (failed.length) process.exitCode = 1;

@@ -12,7 +12,7 @@ import { disposeServer, startLocalServer } from '../tools/harness/local-server.t
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
 import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
 import { autocannonRequest } from './support/side-by-side.ts';
-import { machine, round, writeResults } from './support/stats.ts';
+import { round, writeResults } from './support/stats.ts';
 
 const SECONDS = Math.max(10, Number(process.env.SOAK_SECONDS ?? 30));
 const CONNECTIONS = 50;
@@ -23,7 +23,6 @@ const FLAT_HEAP_GROWTH_BYTES = 8 * 2 ** 20;
 const MiB = (bytes: number) => round(bytes / 2 ** 20, 1);
 const pick = <T>(items: readonly T[], n: number) => items[n % items.length]!;
 
-console.log(`machine: ${machine.description}`);
 const server = await startLocalServer(
   {},
   { defaults: true, probe: true, keepOutput: false, nodeArgs: ['--expose-gc'] },

@@ -1,7 +1,5 @@
-// What bench/results.json holds, and the printed tables: every figure set against its target (issue 30's).
-import { type HandlerFigures, handlersTable, handlerTargets } from './handler-bench.ts';
-import type { Comparison, LoadOptions } from './side-by-side.ts';
-import { atLeast, atMost, counts, machine, printTargets, round, type Target, table } from './stats.ts';
+import type { Comparison } from './side-by-side.ts';
+import { atLeast, atMost, counts, round, type Target, table } from './stats.ts';
 
 const T = {
   /** DynamoDB requests per API request at `npm start`'s defaults, key lookups included. */
@@ -17,18 +15,8 @@ const T = {
   filteredP50RatioLargeToSmall: 1.2,
 } as const;
 
-export interface ReportInput {
-  quick: boolean;
-  load: LoadOptions;
-  listingLoad: LoadOptions;
-  server?: { comparisons: Comparison[]; rssAfterMB: number } | undefined;
-  handlers?: HandlerFigures[] | undefined;
-  scaling?: { animals: number[]; comparisons: Comparison[] } | undefined;
-  shards?: Comparison[] | undefined;
-}
-
 /** Part 1's targets are `npm start`'s (the second side), against the bare server's (the first). */
-const serverTargets = (c: Comparison): Target[] => {
+export const serverTargets = (c: Comparison): Target[] => {
   const name = `${c.name}, ${c.connections} conn.`;
   const [bare, user] = c.sides as [Comparison['sides'][0], Comparison['sides'][0]];
   const ratio = c.ratios[user.name]!;
@@ -47,17 +35,13 @@ const serverTargets = (c: Comparison): Target[] => {
   ];
 };
 
-const targets = ({ server, handlers, scaling }: ReportInput): Target[] => [
-  ...(server?.comparisons ?? []).flatMap(serverTargets),
-  ...(server ? [atMost("RSS of npm start's process after the load (MB)", server.rssAfterMB, T.rssMB)] : []),
-  ...handlerTargets(handlers ?? []),
-  ...(scaling?.comparisons ?? []).map((c) =>
-    atMost(`${c.name}: p50, large ÷ small table`, c.ratios.large!.p50.median, T.filteredP50RatioLargeToSmall),
-  ),
-];
+export const rssAfterTarget = (rssAfterMB: number) =>
+  atMost("RSS of npm start's process after the load (MB)", rssAfterMB, T.rssMB);
+export const scalingTarget = (c: Comparison) =>
+  atMost(`${c.name}: p50, large ÷ small table`, c.ratios.large!.p50.median, T.filteredP50RatioLargeToSmall);
 
 /** Per comparison a row per side, then each other side ÷ the first. */
-const comparisonTable = (comparisons: Comparison[]) =>
+export const comparisonTable = (comparisons: Comparison[]) =>
   table([
     '|conn.||req/s|p50 ms|p99 ms|CPU ms/req|RSS MB|DynamoDB/req|answers'.split('|'),
     ...comparisons.flatMap((c) => [
@@ -73,40 +57,10 @@ const comparisonTable = (comparisons: Comparison[]) =>
     ]),
   ]);
 
-/** Prints the tables and the targets; returns what goes into bench/results.json. */
-export const report = (input: ReportInput) => {
-  const { load, listingLoad, server, handlers, scaling, shards } = input;
-  console.log(`\nMachine: ${machine.description}`);
-  console.log(
-    `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side ` +
-      `(parts 3 and 4: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
-  );
-  const parts: Array<[string, string | undefined]> = [
-    [
-      '1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire',
-      server && comparisonTable(server.comparisons),
-    ],
-    [
-      '2. Each handler alone, warm, against the floor; per invocation, medians over rounds',
-      handlers && handlersTable(handlers),
-    ],
-    [
-      `3. Filtered listing: ${scaling?.animals[1]} animals (large) against ${scaling?.animals[0]} (small)`,
-      scaling && comparisonTable(scaling.comparisons),
-    ],
-    ['4. Filtered listing, 1,000 animals: PETSTORE_INDEX_SHARDS=4 against 1', shards && comparisonTable(shards)],
-  ];
-  for (const [title, text] of parts) if (text) console.log(`\n${title}\n${text}`);
-  if (server) console.log(`RSS of npm start's server process 2 s after the load: ${server.rssAfterMB} MB`);
-  const checks = printTargets(targets(input));
-  // Any answer but the route's own fails the run: a 429 or a 415 is a refusal measured, not the route.
-  const comparisons = [...(server?.comparisons ?? []), ...(scaling?.comparisons ?? []), ...(shards ?? [])];
-  const failures = comparisons.flatMap((c) =>
+/** Every side that got an answer but the route's own: a 429 or a 415 is a refusal measured, not the route. */
+export const failures = (comparisons: Comparison[]) =>
+  comparisons.flatMap((c) =>
     c.sides
       .filter((side) => side.failed)
       .map((side) => `${c.name}, ${side.name}: ${side.failed} failed requests (answers: ${counts(side.statuses)})`),
   );
-  for (const failure of failures) console.log(`FAILED: ${failure}`);
-  if (failures.length) console.log('\nThe figures above are not to be trusted: requests failed.');
-  return { ...input, targets: checks, passed: failures.length === 0 };
-};

@@ -1,13 +1,8 @@
-// The servers `npm run bench` sets side by side, each its own process with probe.ts loaded
-// (tools/harness), which counts the DynamoDB requests its embedded DynamoDB answers, on the
-// wire, and reads its CPU time and memory:
-// - the local server exactly as `npm start` runs it (its npm script's command with its Node
-//   flags, which the harness reads from the checkout's package.json; the caller's environment
-//   minus every knob of ours, so every default holds), on a fresh data directory, with keys
-//   made as the key tool makes them; from this repository, or from another checkout of it (an
-//   earlier commit's worktree), with that checkout's own code;
-// - the bare one-call server (bare-server.ts), started the same way, with no Node flags (no
-//   npm script runs it).
+// The servers `npm run bench` sets side by side, each its own process with the harness's probe
+// loaded (DynamoDB requests on the wire, CPU time, memory): `npm start`'s server exactly as a user
+// runs it (tools/harness/local-server.ts: its npm script's command and flags, every default), with
+// keys made as the key tool makes them, from this checkout or another (an earlier commit's worktree,
+// with its own code); and the bare one-call server (bare-server.ts), started the same way, no flags.
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
