@@ -22,6 +22,7 @@
 import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
+import { disposeServer } from '../tools/harness/local-server.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
 import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
 import { comparisonTable, failures, rssAfterTarget, scalingTarget, serverTargets } from './support/report.ts';
@@ -111,7 +112,7 @@ const sideBySide = async (sides: Side[], measured: Measured[], targets: Targets 
       figures: { comparisons, rssAfterMB },
     };
   } finally {
-    await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all(servers.map(disposeServer));
   }
 };
 
