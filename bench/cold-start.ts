@@ -63,12 +63,7 @@ const variants = deployed.flatMap(({ name, file, tracing }) =>
   SETTINGS.map((settings): Variant => ({ function: name, settings, tracing: tracing ? 'sampled' : 'off', file })),
 );
 const firstInvocations = await measureHandlers(variants, { coldRuns: RUNS }, console.log);
-console.log(
-  `\nImport + first invocation (medians of ${RUNS} fresh processes a side) of cdk.out's bundles against the ` +
-    "floor (a bare handler making the same DynamoDB call, bundled the same way), under production's Node " +
-    "settings and staging's; each ratio's range over the runs beside it. CPU time, which a busy machine " +
-    "disturbs less than wall time (total), is the target's figure.\n",
-);
+console.log(`\nImport + first invocation against the floor, medians of ${RUNS} fresh processes a side; ms`);
 const columns = ['import ms', 'first ms', 'total ms', 'total floorMs', 'total ratio', 'cpu ratio'];
 console.log(handlersTable(firstInvocations, columns));
 const targets = printTargets([

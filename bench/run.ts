@@ -1,24 +1,22 @@
-// `npm run bench`: each part side by side in one run, then every figure against its target.
-// Prints tables and writes bench/results.json. Figures: docs/performance.md.
-// 1. `npm start`'s server, exactly as a user starts it (its defaults, no setting of ours),
-//    against a bare server that makes the same DynamoDB call and nothing else (its create a
-//    conditional put, every write synced, as durable as ours), each its own process on its
-//    own embedded DynamoDB holding 1,000 animals: 16 connections over 8 keys per route, then
-//    getPet on one; req/s, p50, p99, CPU per request, the server process's RSS under load and
-//    after, every answer's status (a 429 or 415 fails the run), and DynamoDB requests per API
+// `npm run bench`: each part side by side in one run, then every figure against its target;
+// prints tables and writes bench/results.json (figures: docs/performance.md).
+// 1. `npm start`'s server exactly as a user starts it (its defaults, no setting of ours) against
+//    a bare server making the same DynamoDB call and nothing else (its create a conditional put,
+//    every write synced, as durable as ours), each its own process on its own embedded DynamoDB
+//    holding 1,000 animals: 16 connections over 8 keys per route, then getPet on one; req/s, p50,
+//    p99, CPU per request, the server process's RSS under load and after, every answer's status
+//    (any but the route's, a 429 or a 415 say, fails the run), and DynamoDB requests per API
 //    request counted on the wire (key lookups included).
 // 2. Each Lambda handler alone, warm, tracing off, against the floor (`npm run bench:handlers`
 //    measures tracing and staging's settings too).
-// 3. The filtered listing, first page and a page from the middle, over 1,000 and 100,000
-//    animals: two `npm start` servers side by side.
-// 4. The filtered listing with PETSTORE_INDEX_SHARDS=4 beside 1: two `npm start` servers
-//    holding the same 1,000 animals, each with the index key of its own shards.
+// 3. The filtered listing (first page, a page from the middle, status=sold) on three `npm start`
+//    servers: 1,000 animals, 100,000, and the same 1,000 at PETSTORE_INDEX_SHARDS=4.
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
-// animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; parts 3 and 4 at most 3),
-// BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
-// server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
-// worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
-// by its directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
+// animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; part 3 at most 3), BENCH_PARTS
+// (server,handlers,listing), BENCH_CPU_PROF=dir (a V8 CPU profile of each server there),
+// BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits' worktrees with
+// their node_modules: each one's `npm start` as a further side of part 1, named by its
+// directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
 import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
@@ -34,7 +32,7 @@ import { machine, printTargets, type Target, writeResults } from './support/stat
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
 const LARGE_TABLE = quick ? 10_000 : 100_000;
-const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,scaling,shards').split(','));
+const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,listing').split(','));
 /** Other checkouts to set beside this one in part 1, each named by its directory. */
 const others = (process.env.BENCH_BEFORE?.split(',') ?? []).filter(Boolean).map((dir) => resolve(dir));
 const load = {
@@ -150,35 +148,30 @@ const handlers = async (): Promise<Part> => {
 };
 const middle = async (server: BenchServer, animals: number) =>
   list({ status: 'available', cursor: await middleCursor(server, animals) });
-const scaling = () =>
+/** Each server seeded with the status index key the service writes at its shards. */
+const listing = () =>
   sideBySide(
     [
       ['small', () => startUserServer(), SMALL_TABLE],
       ['large', () => startUserServer(), LARGE_TABLE],
+      ['shards=4', () => startUserServer({ PETSTORE_INDEX_SHARDS: '4' }), SMALL_TABLE, 4],
     ],
     [
       ['listPets status, first page', list({ status: 'available' }), listingLoad],
       ['listPets status, middle page', middle, listingLoad],
+      ['listPets status=sold', list({ status: 'sold' }), listingLoad],
     ],
-    (comparisons) => comparisons.map(scalingTarget),
-  );
-/** The same 1,000 animals on each, with the index key of the server's own shards. */
-const shards = () =>
-  sideBySide(
-    [
-      ['shards=1', () => startUserServer()],
-      ['shards=4', () => startUserServer({ PETSTORE_INDEX_SHARDS: '4' }), SMALL_TABLE, 4],
-    ],
-    ['sold', 'available'].map(
-      (status): Measured => [`listPets status=${status}, shards`, list({ status }), listingLoad],
-    ),
+    (comparisons) => comparisons.slice(0, 2).map(scalingTarget),
   );
 /** The parts in the order they run, each with its title. */
 const PARTS: Array<[string, string, () => Promise<Part>]> = [
   ['server', '1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire', server],
   ['handlers', '2. Each handler alone, warm, against the floor; per invocation, medians over rounds', handlers],
-  ['scaling', `3. Filtered listing: ${LARGE_TABLE} animals (large) against ${SMALL_TABLE} (small)`, scaling],
-  ['shards', '4. Filtered listing, 1,000 animals: PETSTORE_INDEX_SHARDS=4 against 1', shards],
+  [
+    'listing',
+    `3. Filtered listing: ${LARGE_TABLE} animals, and ${SMALL_TABLE} at 4 shards, against ${SMALL_TABLE}`,
+    listing,
+  ],
 ];
 
 const measured: Array<[string, string, Part]> = [];
@@ -186,7 +179,7 @@ for (const [name, title, run] of PARTS) if (parts.has(name)) measured.push([name
 console.log(`\nMachine: ${machine.description}`);
 console.log(
   `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side ` +
-    `(parts 3 and 4: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
+    `(part 3: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
 );
 for (const [, title, { text }] of measured) console.log(`\n${title}\n${text}`);
 const targets = printTargets(measured.flatMap(([, , part]) => part.targets));

@@ -1,12 +1,10 @@
-// The Lambda environment the handler benchmarks run functions in (bench:handlers, bench:cold and
-// part 2 of `npm run bench`): each function and the floor (bench/floor/handlers.ts) bundled as the
-// stack bundles them, each side in a fresh process of its own (handler-host.ts) with the
-// environment the stack and Lambda give it; an embedded DynamoDB with 1,000 animals and a key,
-// running in this process so that its CPU counts on neither side; stand-ins for the X-Ray daemon
-// and for the Parameters and Secrets extension; and each function's event: its valid sample of the
-// harness's table (tools/harness/sample-requests.ts) as the REST (v1) proxy event API Gateway
-// builds (shared/lambda/proxy-event.ts, the local gateway's own builder), with a regional stage's
-// usual headers and the authorizer's principalId, or a TOKEN authorizer event.
+// The Lambda environment of the handler benchmarks (handler-bench.ts): each function and the floor
+// (bench/floor/handlers.ts) bundled as the stack bundles them, a fresh process per side
+// (handler-host.ts) with the environment the stack and Lambda give it; an embedded DynamoDB with
+// 1,000 animals and a key, in this process so that its CPU counts on neither side; stand-ins for
+// the X-Ray daemon and the Parameters and Secrets extension; and each function's event: its valid
+// sample (tools/harness/sample-requests.ts) as API Gateway's REST proxy event (shared/lambda/
+// proxy-event.ts, the local gateway's builder) with a regional stage's headers, or a TOKEN event.
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';

@@ -1,8 +1,7 @@
 // Side by side: servers take turns under the same load, in rotating order round after round
-// (stats.ts's inTurns).
-// autocannon drives each turn and times every answer; each server's probe gives its DynamoDB
-// requests (on the wire), CPU time and RSS over the turn. Figures are the median over the
-// rounds with their range; a ratio is the median of the rounds' ratios to the first side's.
+// (stats.ts's inTurns); autocannon drives each turn and times every answer, each server's probe
+// gives its DynamoDB requests (on the wire), CPU time and RSS over the turn. A figure is the median
+// over the rounds with their range; a ratio, the median of the rounds' ratios to the first side's.
 import autocannon from 'autocannon';
 import type { RequestSpec } from '../../tools/harness/http-client.ts';
 import { type Probe, requestsBetween } from '../../tools/harness/probe-client.ts';
