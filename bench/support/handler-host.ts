@@ -1,7 +1,7 @@
 // One Lambda execution environment, for the handler benchmarks (handler-bench.ts): imports a
 // bundle as the runtime does at init, then on request runs its handler warm, one invocation after
 // another as on-demand Lambda does, and answers with the CPU time and wall times taken. Its first
-// message times the import (bench/cold-start.ts adds the first invocation to it).
+// message times the import (the cold start adds the first invocation to it).
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { traceHeader } from '../../tools/harness/trace-header.ts';

@@ -1,3 +1,4 @@
+// The side-by-side parts' printed tables and their targets (issue 30's), for `npm run bench`.
 import type { Comparison } from './side-by-side.ts';
 import { atLeast, atMost, counts, round, type Target, table } from './stats.ts';
 
