@@ -102,9 +102,9 @@ const sideBySide = async (sides: Side[], measured: Measured[], targets: Targets 
     // After the load: what the server holds once idle for a moment, without a forced GC.
     await new Promise((done) => setTimeout(done, 2000));
     const rssAfterMB = Math.round((await servers[1]!.probe.memory(false)).rss / 2 ** 20);
-    const text = `${comparisonTable(comparisons)}\nRSS of the ${names[1]} server's process 2 s after the load: ${rssAfterMB} MB`;
+    const rssAfter = `RSS of the ${names[1]} server's process 2 s after the load: ${rssAfterMB} MB`;
     return {
-      text,
+      text: `${comparisonTable(comparisons)}\n${rssAfter}`,
       targets: targets(comparisons, rssAfterMB),
       failures: failures(comparisons),
       figures: { comparisons, rssAfterMB },

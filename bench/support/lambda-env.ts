@@ -207,7 +207,7 @@ export const prepareLambdaEnv = async () => {
       const [bundle, exportName] = side === 'floor' ? [floor, name] : [file, 'handler'];
       return startHost([bundle, exportName, JSON.stringify(events[name])], environment(name, tracing), settings);
     },
-    /** How many documents the functions sent to the X-Ray daemon since the last call (after a moment for those on their way). */
+    /** The documents sent to the X-Ray daemon since the last call (after a moment for those on their way). */
     segmentsSent: async () => (await daemon.take()).length,
     close: async () => {
       daemon.close();
