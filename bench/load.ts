@@ -10,7 +10,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { type HttpClient, httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { sampleHttpRequest } from '../tools/harness/sample-requests.ts';
-import { percentile, round, writeResults } from './support/stats.ts';
+import { ascending, percentile, round, writeResults } from './support/stats.ts';
 
 const BURST = Number(process.env.LOAD_CONNECTIONS ?? 500);
 const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 5);
@@ -81,7 +81,7 @@ try {
   const count = (test: (status: number) => boolean) =>
     Object.entries(statuses).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
   const latency = (phase: keyof typeof phases) => {
-    const sorted = phases[phase].sort((a, b) => a - b);
+    const sorted = phases[phase].sort(ascending);
     return { requests: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)) };
   };
   const [alone, bursts, after] = [latency('pipelining client'), latency('bursts'), await memory()];

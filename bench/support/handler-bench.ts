@@ -6,7 +6,7 @@
 // import and its first invocation.
 import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
 import { type LambdaEnv, prepareLambdaEnv, type Settings, type Tracing, type Variant } from './lambda-env.ts';
-import { atMost, inTurns, median, percentile, ratios, round, type Target, table } from './stats.ts';
+import { ascending, atMost, inTurns, median, percentile, ratios, round, type Target, table } from './stats.ts';
 
 /** CPU per invocation ÷ the floor's, with the stage's tracing on (issue 22); off, the function's own. */
 const TARGETS: Record<Tracing, number> = { off: 1.15, sampled: 1.3, unsampled: 1.15 };
@@ -54,7 +54,7 @@ const warm = async (env: LambdaEnv, variant: Variant, o: HandlerRun) => {
     for (const host of hosts) await host.run(o.warmupInvocations);
     return await againstFloor(env, variant, o.rounds, o.rounds * o.invocationsPerRound, async (side) => {
       const { cpuMs, wallMs } = await hosts[side]!.run(o.invocationsPerRound);
-      wallMs.sort((a, b) => a - b);
+      wallMs.sort(ascending);
       return { cpu: cpuMs / o.invocationsPerRound, p50: percentile(wallMs, 50), p99: percentile(wallMs, 99) };
     });
   } finally {

@@ -5,7 +5,7 @@
 import autocannon from 'autocannon';
 import type { RequestSpec } from '../../tools/harness/http-client.ts';
 import { type Probe, requestsBetween } from '../../tools/harness/probe-client.ts';
-import { inTurns, percentile, ratios, round, type Spread, spread } from './stats.ts';
+import { ascending, inTurns, percentile, ratios, round, type Spread, spread } from './stats.ts';
 
 export interface Side {
   name: string;
@@ -63,7 +63,7 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
     probe.cpuMicros(),
     probe.memory(false),
   ]);
-  latencies.sort((a, b) => a - b);
+  latencies.sort(ascending);
   return {
     rps: Math.round(latencies.length / ((lastAnswer - started) / 1000)),
     p50: round(percentile(latencies, 50)),

@@ -7,22 +7,18 @@ import { availableParallelism, cpus, platform, release, totalmem } from 'node:os
 export const percentile = (sorted: readonly number[], p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-export const median = (values: readonly number[]): number =>
-  percentile(
-    values.toSorted((a, b) => a - b),
-    50,
-  );
+export const ascending = (a: number, b: number) => a - b;
+export const median = (values: readonly number[]): number => percentile(values.toSorted(ascending), 50);
 
 export const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
 const ratio = (value: number, reference: number): number => round(value / reference, 2);
 
 /** A figure over rounds: median (min–max), each a value measured. */
-export const spread = (values: number[]) => ({
-  median: median(values),
-  min: Math.min(...values),
-  max: Math.max(...values),
-});
+export const spread = (values: number[]) => {
+  const [min, max] = [Math.min(...values), Math.max(...values)];
+  return { median: median(values), min, max };
+};
 export type Spread = ReturnType<typeof spread>;
 /** A figure of `turns` ÷ the same of `reference`'s, round by round, over the rounds. */
 export const ratios = <T>(turns: T[], reference: T[], figure: (turn: T) => number) =>
@@ -57,13 +53,9 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string | number | Spread
   const widths = cells[0]!.map((_, c) => Math.max(...cells.map((row) => (row[c] ?? '').length)));
   const pad = (cell: string, r: number, c: number) =>
     typeof rows[r]![c] === 'number' ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!);
-  const lines = cells.map((row, r) =>
-    row
-      .map((cell, c) => pad(cell, r, c))
-      .join('  ')
-      .trimEnd(),
-  );
-  return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n');
+  const lines = cells.map((row, r) => row.map((cell, c) => pad(cell, r, c)).join('  '));
+  // Without the padding after each line's last cell.
+  return [lines[0], widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1)].join('\n').replace(/ +$/gm, '');
 };
 
 /** Counts by key as `200×59 201×63`. */
