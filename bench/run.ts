@@ -41,7 +41,7 @@ const load = {
   roundSeconds: Number(process.env.BENCH_ROUND_SECONDS ?? (quick ? 0.5 : 8)),
   warmupSeconds: quick ? 0.3 : 2,
 };
-// p50s settle sooner; a longer warm-up, as both servers start cold.
+// p50s settle sooner; a longer warm-up, as the servers start cold.
 const listingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.roundSeconds, 3), warmupSeconds: 1.5 };
 
 const started = performance.now();
