@@ -3,14 +3,13 @@
 // FUZZ_SEED replays a run (with the same FUZZ_PARALLEL).
 import { fuzz } from '../tools/harness/fuzz/run.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
-import { counts, machine } from './support/stats.ts';
+import { counts } from './support/stats.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const timeLimitMs = Number(process.env.FUZZ_SECONDS ?? 600) * 1000;
 const parallel = Number(process.env.FUZZ_PARALLEL ?? 4);
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 
-console.log(`machine: ${machine.description}`);
 const server = await startLocalServer();
 try {
   const started = performance.now();

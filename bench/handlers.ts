@@ -3,16 +3,17 @@
 // --enable-source-maps, on both sides). Knobs: HANDLER_ROUNDS (7), HANDLER_INVOCATIONS (400 a
 // round), HANDLER_FUNCTIONS (a comma-separated subset), HANDLER_TRACING (off,sampled,unsampled),
 // HANDLER_SETTINGS (production,staging).
-import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers } from './support/handler-bench.ts';
+import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
 import type { Settings, Tracing } from './support/lambda-env.ts';
 import { printTargets } from './support/stats.ts';
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',');
-const figures = await measureHandlers({
+const run = {
   ...HANDLER_RUN,
   only: process.env.HANDLER_FUNCTIONS?.split(','),
   settings: list('HANDLER_SETTINGS', 'production,staging') as Settings[],
   tracing: list('HANDLER_TRACING', 'off,sampled,unsampled') as Tracing[],
-});
+};
+const figures = await measureHandlers(variantsOf(run), { warm: run });
 console.log(handlersTable(figures));
 printTargets(handlerTargets(figures));

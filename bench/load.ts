@@ -5,63 +5,54 @@
 // Reports 5xx and 429 counts, the normal client's p99 with the pipelining client alone
 // and during the bursts, and the server's peak RSS. Writes bench/results-load.json.
 // Environment: LOAD_CONNECTIONS (500 a burst), LOAD_ROUNDS (5 bursts).
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as pause } from 'node:timers/promises';
 import { type HttpClient, httpClient, type RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer, startLocalServer } from '../tools/harness/local-server.ts';
 import { sampleHttpRequest } from '../tools/harness/sample-requests.ts';
-import { machine, percentile, round, writeResults } from './support/stats.ts';
+import { ascending, percentile, round, writeResults } from './support/stats.ts';
 
 const BURST = Number(process.env.LOAD_CONNECTIONS ?? 500);
 const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 5);
 const PIPELINED = 1_000;
 
-console.log(`machine: ${machine.description}`);
-const server = await startLocalServer({ LOG_LEVEL: 'ERROR' }, { defaults: true, keepOutput: false });
+const server = await startLocalServer({ LOG_LEVEL: 'ERROR' }, { defaults: true, probe: true, keepOutput: false });
 const auth = { Authorization: `Bearer ${server.key}` };
-// The harness's sample requests (tools/harness/sample-requests.ts), with the bench's page size and names.
-const list = sampleHttpRequest('listPets', { query: { limit: '20' } }, { headers: auth });
+// The harness's sample requests (tools/harness/sample-requests.ts), with the bench's page sizes and names.
+const list = (limit: number) => sampleHttpRequest('listPets', { query: { limit: `${limit}` } }, { headers: auth });
 const create = (i: number) =>
   sampleHttpRequest('createPet', { body: { name: `load ${i}`, categoryId: 1 } }, { headers: auth });
-
-/** The server's resident memory now and at its peak (Linux /proc), in MiB. */
-const memory = () => {
-  const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
-  const field = (name: string) => round(Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1]) / 1024, 1);
-  return { rss: field('VmRSS'), peak: field('VmHWM') };
+/** The server's resident memory now and at its peak, in MiB. */
+const memory = async () => {
+  const { rss, maxRSS } = await server.probe!.memory(false);
+  return { rss: round(rss / 2 ** 20, 1), peak: round(maxRSS / 2 ** 20, 1) };
 };
 
-/** One request through `client`, timed; status 0 when no answer came. */
-const send = async (client: HttpClient, spec: RequestSpec) => {
-  const started = performance.now();
-  const status = await client.send(spec).then(
-    (answer) => answer.status,
-    () => 0,
-  );
-  return { status, ms: performance.now() - started };
-};
+/** Its answer's status; 0 when no answer came. */
+const statusOf = async (client: HttpClient, spec: RequestSpec) =>
+  (await client.send(spec).catch(() => ({ status: 0 }))).status;
 
 /** The normal client: one request after another until stopped; latencies by phase. */
-const normal = { phase: 'idle', latencies: new Map<string, number[]>(), failures: 0, running: true };
+const phases = { idle: [] as number[], 'pipelining client': [] as number[], bursts: [] as number[] };
+const normal = { phase: 'idle' as keyof typeof phases, failures: 0, running: true };
 const normalClient = httpClient(server.baseUrl, 1);
 const normalLoop = (async () => {
   while (normal.running) {
-    const { status, ms } = await send(normalClient, list);
-    if (status !== 200) normal.failures++;
-    if (!normal.latencies.has(normal.phase)) normal.latencies.set(normal.phase, []);
-    normal.latencies.get(normal.phase)!.push(ms);
+    const started = performance.now();
+    if ((await statusOf(normalClient, list(20))) !== 200) normal.failures++;
+    phases[normal.phase].push(performance.now() - started);
   }
 })();
 
 try {
-  const before = memory();
+  const before = await memory();
   await pause(2000);
   // The pipelining client: 1,000 requests a second, in one write each, and never a read.
   normal.phase = 'pipelining client';
   const { hostname, port, pathname } = new URL(server.baseUrl);
   const hog = connect(Number(port), hostname).pause();
-  const pipelined = `GET ${pathname}/pets?limit=100 HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${auth.Authorization}\r\n\r\n`;
+  const { method, path } = list(100);
+  const pipelined = `${method} ${pathname}${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${auth.Authorization}\r\n\r\n`;
   for (let second = 0; second < 5; second++) {
     hog.write(pipelined.repeat(PIPELINED));
     await pause(1000);
@@ -73,10 +64,12 @@ try {
     normal.phase = 'bursts';
     const burst = httpClient(server.baseUrl, Infinity);
     const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => send(burst, i % 2 ? list : create(i))));
+    const answers = await Promise.all(
+      Array.from({ length: BURST }, (_, i) => statusOf(burst, i % 2 ? list(20) : create(i))),
+    );
     burst.close();
     burstSeconds.push(round((performance.now() - started) / 1000));
-    for (const { status } of answers) statuses[status] = (statuses[status] ?? 0) + 1;
+    for (const status of answers) statuses[status] = (statuses[status] ?? 0) + 1;
     normal.phase = 'pipelining client';
     await pause(1000);
   }
@@ -87,11 +80,11 @@ try {
 
   const count = (test: (status: number) => boolean) =>
     Object.entries(statuses).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
-  const latency = (phase: string) => {
-    const sorted = (normal.latencies.get(phase) ?? []).sort((a, b) => a - b);
+  const latency = (phase: keyof typeof phases) => {
+    const sorted = phases[phase].sort(ascending);
     return { requests: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)) };
   };
-  const [alone, bursts, after] = [latency('pipelining client'), latency('bursts'), memory()];
+  const [alone, bursts, after] = [latency('pipelining client'), latency('bursts'), await memory()];
   const [fiveXx, tooManyRequests, noAnswer] = [count((s) => s >= 500), count((s) => s === 429), count((s) => !s)];
   console.log(
     [

@@ -1,39 +1,38 @@
-// `npm run bench`: each part side by side in one run, then every figure against its target.
-// Prints tables and writes bench/results.json. Figures: docs/performance.md.
-// 1. `npm start`'s server, exactly as a user starts it (its defaults, no setting of ours),
-//    against a bare server that makes the same DynamoDB call and nothing else (its create a
-//    conditional put, every write synced, as durable as ours), each its own process on its
-//    own embedded DynamoDB holding 1,000 animals: 16 connections over 8 keys per route, then
-//    getPet on one; req/s, p50, p99, CPU per request, the server process's RSS under load and
-//    after, every answer's status (a 429 or 415 fails the run), and DynamoDB requests per API
+// `npm run bench`: each part side by side in one run, then every figure against its target;
+// prints tables and writes bench/results.json (figures: docs/performance.md).
+// 1. `npm start`'s server exactly as a user starts it (its defaults, no setting of ours) against
+//    a bare server making the same DynamoDB call and nothing else (its create a conditional put,
+//    every write synced, as durable as ours), each its own process on its own embedded DynamoDB
+//    holding 1,000 animals: 16 connections over 8 keys per route, then getPet on one; req/s, p50,
+//    p99, CPU per request, the server process's RSS under load and after, every answer's status
+//    (any but the route's, a 429 or a 415 say, fails the run), and DynamoDB requests per API
 //    request counted on the wire (key lookups included).
 // 2. Each Lambda handler alone, warm, tracing off, against the floor (`npm run bench:handlers`
 //    measures tracing and staging's settings too).
-// 3. The filtered listing, first page and a page from the middle, over 1,000 and 100,000
-//    animals: two `npm start` servers side by side.
-// 4. The filtered listing with PETSTORE_INDEX_SHARDS=4 beside 1: two `npm start` servers
-//    holding the same 1,000 animals, each with the index key of its own shards.
+// 3. The filtered listing (first page, a page from the middle, status=sold) on three `npm start`
+//    servers: 1,000 animals, 100,000, and the same 1,000 at PETSTORE_INDEX_SHARDS=4.
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
-// animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; parts 3 and 4 at most 3),
-// BENCH_PARTS (server,handlers,scaling,shards), BENCH_CPU_PROF=dir (a V8 CPU profile of each
-// server there), BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits'
-// worktrees with their node_modules: each one's `npm start` as a further side of part 1, named
-// by its directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
+// animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; part 3 at most 3), BENCH_PARTS
+// (server,handlers,listing), BENCH_CPU_PROF=dir (a V8 CPU profile of each server there),
+// BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits' worktrees with
+// their node_modules: each one's `npm start` as a further side of part 1, named by its
+// directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
 import { basename, resolve } from 'node:path';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
+import { disposeServer } from '../tools/harness/local-server.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { HANDLER_RUN, measureHandlers } from './support/handler-bench.ts';
-import { report } from './support/report.ts';
+import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
+import { comparisonTable, failures, rssAfterTarget, scalingTarget, serverTargets } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
 import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
 import { type Comparison, compare, type LoadOptions } from './support/side-by-side.ts';
-import { machine, writeResults } from './support/stats.ts';
+import { machine, printTargets, type Target, writeResults } from './support/stats.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const SMALL_TABLE = 1_000;
 const LARGE_TABLE = quick ? 10_000 : 100_000;
-const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,scaling,shards').split(','));
+const parts = new Set((process.env.BENCH_PARTS ?? 'server,handlers,listing').split(','));
 /** Other checkouts to set beside this one in part 1, each named by its directory. */
 const others = (process.env.BENCH_BEFORE?.split(',') ?? []).filter(Boolean).map((dir) => resolve(dir));
 const load = {
@@ -42,13 +41,13 @@ const load = {
   roundSeconds: Number(process.env.BENCH_ROUND_SECONDS ?? (quick ? 0.5 : 8)),
   warmupSeconds: quick ? 0.3 : 2,
 };
-// p50s settle sooner; a longer warm-up, as both servers start cold.
+// p50s settle sooner; a longer warm-up, as the servers start cold.
 const listingLoad = { ...load, connections: 8, roundSeconds: Math.min(load.roundSeconds, 3), warmupSeconds: 1.5 };
 
 const started = performance.now();
 const log = (message: string) =>
   console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
-log(`machine: ${machine.description}${quick ? '; BENCH_QUICK: the figures mean nothing' : ''}`);
+if (quick) log('BENCH_QUICK: the figures mean nothing');
 
 /**
  * An operation's requests: its valid sample of the harness's table (tools/harness/sample-requests.ts)
@@ -68,57 +67,56 @@ const withKey = (server: BenchServer, spec: RequestSpec, i: number): RequestSpec
     ? { ...spec, headers: { Authorization: `Bearer ${server.keys[i % server.keys.length]}`, ...spec.headers } }
     : spec;
 
-/** A comparison's name, its requests on each side's server, and its load. */
-type Measured = [string, (server: BenchServer, side: number) => Requests | Promise<Requests>, LoadOptions];
+/** A side: its name, its server, and the animals it holds (1,000 by default) at its index shards (1). */
+type Side = [name: string, start: () => Promise<BenchServer>, animals?: number, shards?: number];
+/** A comparison's name, its requests (or those on a side's server holding `animals`), and its load. */
+type Measured = [string, Requests | ((server: BenchServer, animals: number) => Promise<Requests>), LoadOptions];
+/** A part's figures: printed, set against their targets, written to bench/results.json. */
+type Part = { text: string; targets: Target[]; failures?: string[]; figures: unknown };
 
-/** Starts the named servers, `fill`s each, then compares them on each of `measured`; stops them. */
-const measure = async (
-  servers: Array<[string, Promise<BenchServer>]>,
-  fill: (server: BenchServer, side: number) => Promise<unknown>,
-  measured: Measured[],
-) => {
-  const names = servers.map(([name]) => name);
-  const started = await Promise.all(servers.map(([, server]) => server));
+type Targets = (comparisons: Comparison[], rssAfterMB: number) => Target[];
+/**
+ * A side-by-side part: starts and seeds the sides' servers, compares them on each of `measured`
+ * (`targets` sets the comparisons against theirs), then reads the second side's RSS; stops them.
+ */
+const sideBySide = async (sides: Side[], measured: Measured[], targets: Targets = () => []): Promise<Part> => {
+  const names = sides.map(([name]) => name);
+  const animals = sides.map(([, , count = SMALL_TABLE]) => count);
+  const servers = await Promise.all(sides.map(([, start]) => start()));
   try {
-    await Promise.all(started.map(fill));
+    await Promise.all(
+      servers.map(async (server, i) => {
+        const seconds = (await seedPets(server.dynamodbEndpoint, animals[i]!, sides[i]![3])) / 1000;
+        log(`${names[i]}: ${animals[i]} animals seeded in ${Math.round(seconds)} s`);
+      }),
+    );
     const comparisons: Comparison[] = [];
     for (const [name, request, options] of measured) {
       log(`measuring ${name}, ${options.connections} connections: ${names.join(', ')}`);
-      const sides = started.map(async (server, i) => {
-        const { status, spec } = await request(server, i);
+      const compared = servers.map(async (server, i) => {
+        const { status, spec } = typeof request === 'function' ? await request(server, animals[i]!) : request;
         return { name: names[i]!, server, request: (n: number) => withKey(server, spec(n), n), expectedStatus: status };
       });
-      comparisons.push(await compare(name, await Promise.all(sides), options));
+      comparisons.push(await compare(name, await Promise.all(compared), options));
     }
     // After the load: what the server holds once idle for a moment, without a forced GC.
     await new Promise((done) => setTimeout(done, 2000));
-    return { comparisons, rssAfterMB: Math.round((await started[1]!.probe.memory(false)).rss / 2 ** 20) };
+    const rssAfterMB = Math.round((await servers[1]!.probe.memory(false)).rss / 2 ** 20);
+    const rssAfter = `RSS of the ${names[1]} server's process 2 s after the load: ${rssAfterMB} MB`;
+    return {
+      text: `${comparisonTable(comparisons)}\n${rssAfter}`,
+      targets: targets(comparisons, rssAfterMB),
+      failures: failures(comparisons),
+      figures: { comparisons, rssAfterMB },
+    };
   } finally {
-    await Promise.all(started.map((s) => s.stop()));
+    await Promise.all(servers.map(disposeServer));
   }
 };
 
-const routes: Array<[string, Requests, LoadOptions]> = [
-  ['getPet', getSeeded, load],
-  ['listPets', list(), load],
-  ['listPets status=sold', list({ status: 'sold' }), load],
-  ['createPet', creates, load], // after the reads: creates grow the table
-  ['getPet', getSeeded, { ...load, connections: 1 }],
-];
-const measureServer = () =>
-  measure(
-    [
-      ['bare', startBareServer()],
-      ['npm start', startUserServer({}, undefined, 8)],
-      ...others.map((dir): [string, Promise<BenchServer>] => [basename(dir), startUserServer({}, dir, 8)]),
-    ],
-    (server) => seedPets(server.dynamodbEndpoint, SMALL_TABLE),
-    routes.map(([name, request, options]) => [name, () => request, options]),
-  );
-
 /** A cursor to the page that starts about halfway through the available animals. */
 const middleCursor = async (server: BenchServer, animals: number): Promise<string> => {
-  let url = `${server.baseUrl}/pets?status=available&limit=100`;
+  let url = server.baseUrl + sampleHttpRequest('listPets', { query: { status: 'available', limit: '100' } }).path;
   for (let page = 0; page < Math.floor(animals / 3 / 2 / 100); page++) {
     const response = await fetch(url, { headers: { Authorization: `Bearer ${server.keys[0]}` } });
     await response.arrayBuffer();
@@ -127,50 +125,76 @@ const middleCursor = async (server: BenchServer, animals: number): Promise<strin
   return new URL(url).searchParams.get('cursor')!;
 };
 
-const measureScaling = async () => {
-  const animals = [SMALL_TABLE, LARGE_TABLE];
-  const seed = async (server: BenchServer, i: number) =>
-    log(
-      `${animals[i]} animals seeded in ${Math.round((await seedPets(server.dynamodbEndpoint, animals[i]!)) / 1000)} s`,
-    );
-  const pages = (['first', 'middle'] as const).map(
-    (page): Measured => [
-      `listPets status, ${page} page`,
-      async (server, i) =>
-        list({ status: 'available', ...(page === 'middle' && { cursor: await middleCursor(server, animals[i]!) }) }),
-      listingLoad,
-    ],
-  );
-  const { comparisons } = await measure(
+const server = () =>
+  sideBySide(
     [
-      ['small', startUserServer()],
-      ['large', startUserServer()],
+      ['bare', startBareServer],
+      ['npm start', () => startUserServer({}, undefined, 8)],
+      ...others.map((dir): Side => [basename(dir), () => startUserServer({}, dir, 8)]),
     ],
-    seed,
-    pages,
+    [
+      ['getPet', getSeeded, load],
+      ['listPets', list(), load],
+      ['listPets status=sold', list({ status: 'sold' }), load],
+      ['createPet', creates, load], // after the reads: creates grow the table
+      ['getPet', getSeeded, { ...load, connections: 1 }],
+    ],
+    (comparisons, rssAfterMB) => [...comparisons.flatMap(serverTargets), rssAfterTarget(rssAfterMB)],
   );
-  return { animals, comparisons };
-};
-
-/** The same 1,000 animals on each, with the index key of the server's own shards. */
-const measureShards = async () => {
-  const seed = (server: BenchServer, i: number) => seedPets(server.dynamodbEndpoint, SMALL_TABLE, i ? 4 : 1);
-  const statuses = ['sold', 'available'].map(
-    (status): Measured => [`listPets status=${status}, shards`, () => list({ status }), listingLoad],
-  );
-  const servers: Array<[string, Promise<BenchServer>]> = [
-    ['shards=1', startUserServer()],
-    ['shards=4', startUserServer({ PETSTORE_INDEX_SHARDS: '4' })],
-  ];
-  return (await measure(servers, seed, statuses)).comparisons;
-};
-
-const server = parts.has('server') ? await measureServer() : undefined;
 const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
-const handlers = parts.has('handlers') ? await measureHandlers(handlerRun, log) : undefined;
-const scaling = parts.has('scaling') ? await measureScaling() : undefined;
-const shards = parts.has('shards') ? await measureShards() : undefined;
-const results = report({ quick, load, listingLoad, server, handlers, scaling, shards });
-writeResults('results.json', results);
+const handlers = async (): Promise<Part> => {
+  const figures = await measureHandlers(variantsOf(handlerRun), { warm: handlerRun }, log);
+  return { text: handlersTable(figures), targets: handlerTargets(figures), figures };
+};
+const middle = async (server: BenchServer, animals: number) =>
+  list({ status: 'available', cursor: await middleCursor(server, animals) });
+/** Each server seeded with the status index key the service writes at its shards. */
+const listing = () =>
+  sideBySide(
+    [
+      ['small', () => startUserServer(), SMALL_TABLE],
+      ['large', () => startUserServer(), LARGE_TABLE],
+      ['shards=4', () => startUserServer({ PETSTORE_INDEX_SHARDS: '4' }), SMALL_TABLE, 4],
+    ],
+    [
+      ['listPets status, first page', list({ status: 'available' }), listingLoad],
+      ['listPets status, middle page', middle, listingLoad],
+      ['listPets status=sold', list({ status: 'sold' }), listingLoad],
+    ],
+    (comparisons) => comparisons.slice(0, 2).map(scalingTarget),
+  );
+/** The parts in the order they run, each with its title. */
+const PARTS: Array<[string, string, () => Promise<Part>]> = [
+  ['server', '1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire', server],
+  ['handlers', '2. Each handler alone, warm, against the floor; per invocation, medians over rounds', handlers],
+  [
+    'listing',
+    `3. Filtered listing: ${LARGE_TABLE} animals, and ${SMALL_TABLE} at 4 shards, against ${SMALL_TABLE}`,
+    listing,
+  ],
+];
+
+const measured: Array<[string, string, Part]> = [];
+for (const [name, title, run] of PARTS) if (parts.has(name)) measured.push([name, title, await run()]);
+console.log(`\nMachine: ${machine.description}`);
+console.log(
+  `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side ` +
+    `(part 3: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
+);
+for (const [, title, { text }] of measured) console.log(`\n${title}\n${text}`);
+const targets = printTargets(measured.flatMap(([, , part]) => part.targets));
+const failed = measured.flatMap(([, , part]) => part.failures ?? []);
+for (const failure of failed) console.log(`FAILED: ${failure}`);
+if (failed.length) console.log('\nThe figures above are not to be trusted: requests failed.');
+const figures = Object.fromEntries(measured.map(([name, , part]) => [name, part.figures]));
+writeResults('results.json', {
+  quick,
+  animals: [SMALL_TABLE, LARGE_TABLE],
+  load,
+  listingLoad,
+  ...figures,
+  targets,
+  passed: failed.length === 0,
+});
 log(`done in ${Math.round((performance.now() - started) / 1000)} s`);
-if (!results.passed) process.exitCode = 1;
+if (failed.length) process.exitCode = 1;

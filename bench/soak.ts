@@ -12,7 +12,7 @@ import { disposeServer, startLocalServer } from '../tools/harness/local-server.t
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
 import { SEED_FIRST_ID, STATUSES, seedPets } from './support/seed.ts';
 import { autocannonRequest } from './support/side-by-side.ts';
-import { machine, round, writeResults } from './support/stats.ts';
+import { round, writeResults } from './support/stats.ts';
 
 const SECONDS = Math.max(10, Number(process.env.SOAK_SECONDS ?? 30));
 const CONNECTIONS = 50;
@@ -23,7 +23,6 @@ const FLAT_HEAP_GROWTH_BYTES = 8 * 2 ** 20;
 const MiB = (bytes: number) => round(bytes / 2 ** 20, 1);
 const pick = <T>(items: readonly T[], n: number) => items[n % items.length]!;
 
-console.log(`machine: ${machine.description}`);
 const server = await startLocalServer(
   {},
   { defaults: true, probe: true, keepOutput: false, nodeArgs: ['--expose-gc'] },
@@ -60,12 +59,6 @@ try {
     query: { limit: String((n % 100) + 1), ...(n % 3 && { status: pick(STATUSES, n) }) },
   }));
 
-  const samples: Array<{ second: number; rss: number; heapUsed: number }> = [];
-  const started = performance.now();
-  const sampler = setInterval(async () => {
-    const { rss, heapUsed } = await probe.memory(false);
-    samples.push({ second: round((performance.now() - started) / 1000, 1), rss, heapUsed });
-  }, 1000);
   const warm = new Promise<NodeJS.MemoryUsage>((resolve) =>
     setTimeout(() => resolve(probe.memory(true)), WARMUP_SECONDS * 1000),
   );
@@ -75,7 +68,6 @@ try {
     duration: SECONDS,
     requests: [create, read, list, create, read, list, create, read, list, list],
   });
-  clearInterval(sampler);
   const [warmMemory, endMemory] = [await warm, await probe.memory(true)];
 
   // Every created animal, read back one by one.
@@ -83,21 +75,22 @@ try {
   let unreadable = 0;
   await inParallel(createdIds.length, CONNECTIONS, async (n) => {
     const id = createdIds[n]!;
-    const answer = await reader.send({ method: 'GET', path: `/pets/${id}`, headers: auth });
+    const answer = await reader.send(
+      sampleHttpRequest('getPet', { pathParameters: { petId: `${id}` } }, { headers: auth }),
+    );
     if (answer.status !== 200 || answer.body !== created.get(id)) unreadable++;
   });
   reader.close();
 
   const failures = Object.values(failed).reduce((sum, n) => sum + n, 0) + result.errors + result.timeouts;
   const growth = endMemory.heapUsed - warmMemory.heapUsed;
-  const range = (values: number[]) => `${MiB(Math.min(...values))}–${MiB(Math.max(...values))} MiB`;
+  const after = (key: 'heapUsed' | 'rss') => `${MiB(warmMemory[key])} → ${MiB(endMemory[key])} MiB`;
   const { duration: seconds, requests, latency } = result;
   console.log(
     `\n${CONNECTIONS} connections for ${seconds} s: ${requests.total} requests, ${requests.average}/s, ` +
       `p50 ${latency.p50} ms, p99 ${latency.p99} ms; failed ${JSON.stringify(failed)}, ${result.errors} errors, ${result.timeouts} timeouts\n` +
-      `Server memory, ${samples.length} samples 1 s apart: RSS ${range(samples.map((s) => s.rss))} (LevelDB's native caches included), ` +
-      `heap used ${range(samples.map((s) => s.heapUsed))}\n` +
-      `Heap after GC: ${MiB(warmMemory.heapUsed)} MiB after ${WARMUP_SECONDS} s, ${MiB(endMemory.heapUsed)} MiB at the end`,
+      `The server after GC, ${WARMUP_SECONDS} s in → at the end: heap used ${after('heapUsed')}, ` +
+      `RSS ${after('rss')} (LevelDB's native caches included)`,
   );
   const checks = Object.entries({
     [`no request failed (${failures} failed)`]: failures === 0,
@@ -110,7 +103,7 @@ try {
   writeResults('results-soak.json', {
     ...{ connections: CONNECTIONS, seconds, requests: requests.total, requestsPerSecond: requests.average },
     ...{ latencyMs: { p50: latency.p50, p99: latency.p99 }, failed, created: createdIds.length, unreadable },
-    memory: { warm: warmMemory, end: endMemory, heapGrowthBytes: growth, samples },
+    memory: { warm: warmMemory, end: endMemory, heapGrowthBytes: growth },
     checks: checks.map(([what, ok]) => ({ what, ok })),
   });
 } finally {

@@ -1,6 +1,6 @@
 // The floor: bare Lambda handlers that make the very DynamoDB call of each function
 // with a DocumentClient made at init, and return JSON. No middleware, validation,
-// logging or metrics. Bundled like the functions (bench/support/bundles.ts), they are
+// logging or metrics. Bundled like the functions (bench/support/lambda-env.ts), they are
 // what a function costs at the least; the handler benchmarks set each function against them,
 // and the bare server (bench/support/bare-server.ts) serves them over HTTP.
 

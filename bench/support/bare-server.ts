@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
+import { matchRoute } from '../../infra/local/route-matcher.ts';
 import { API_VERSION_PATH } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 
@@ -18,18 +19,16 @@ Object.assign(process.env, dynamodbEnvironment(dynamodb.endpoint));
 for (const table of tables) process.env[table.envVar] = table.name;
 const floor = await import('../floor/handlers.ts');
 
+/** The route's floor handler, matched as the local gateway matches it. */
 const answer = (method: string, url: URL, body: string) => {
-  const path = url.pathname.slice(API_VERSION_PATH.length);
-  const petId = /^\/pets\/(\d+)$/.exec(path)?.[1];
-  const event = {
-    pathParameters: { petId },
+  const match = matchRoute(method, url.pathname);
+  if (!match) return Promise.resolve({ statusCode: 404, body: '{}' });
+  const { pathParameters } = match;
+  return floor[match.route.operationId]({
+    pathParameters,
     queryStringParameters: Object.fromEntries(url.searchParams),
     body,
-  } as never;
-  if (method === 'GET' && petId) return floor.getPet(event);
-  if (method === 'GET' && path === '/pets') return floor.listPets(event);
-  if (method === 'POST' && path === '/pets') return floor.createPet(event);
-  return Promise.resolve({ statusCode: 404, body: '{}' });
+  } as never);
 };
 
 const server = createServer((req, res) => {

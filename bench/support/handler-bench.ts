@@ -1,9 +1,12 @@
-// Each Lambda handler alone, warm, in its own process, against the floor (bench/floor/
-// handlers.ts), in the environment of lambda-env.ts. The two take turns, round after round; a
-// ratio is the median of the rounds' ratios.
-import { FUNCTION_NAMES, type FunctionName } from '../../shared/api/routes.ts';
-import { type LambdaEnv, prepareLambdaEnv, type Settings, type Tracing } from './lambda-env.ts';
-import { atMost, cells, median, percentile, ratio, round, type Target, table } from './stats.ts';
+// Each Lambda handler alone against the floor (bench/floor/handlers.ts), each side in a process of
+// its own in the environment of lambda-env.ts, the two taking turns round after round (inTurns); a
+// ratio is the median of the rounds' ratios, with their range. Warm (bench:handlers, part 2 of
+// `npm run bench`): a process per side, warmed up, then a round is invocations one after another,
+// as on-demand Lambda runs them. Cold (bench:cold): a round is a fresh process per side, its
+// import and its first invocation.
+import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
+import { type LambdaEnv, prepareLambdaEnv, type Settings, type Tracing, type Variant } from './lambda-env.ts';
+import { ascending, atMost, inTurns, median, percentile, ratios, round, type Target, table } from './stats.ts';
 
 /** CPU per invocation ÷ the floor's, with the stage's tracing on (issue 22); off, the function's own. */
 const TARGETS: Record<Tracing, number> = { off: 1.15, sampled: 1.3, unsampled: 1.15 };
@@ -19,74 +22,92 @@ export const HANDLER_RUN = {
 };
 type HandlerRun = typeof HANDLER_RUN;
 
-type Variant = { function: FunctionName; settings: Settings; tracing: Tracing };
+const SIDES = ['floor', 'function'] as const;
 
-/** One function against the floor, warm, in alternating rounds. */
-const measureHandler = async (env: LambdaEnv, variant: Variant, o: HandlerRun) => {
-  const { function: name, settings, tracing } = variant;
-  const sides = await Promise.all(
-    (['floor', 'function'] as const).map((side) => env.host(name, side, tracing, settings)),
+/** A round's turn of one side (0 the floor, 1 the function): its figures, CPU and wall time in ms. */
+type Turn = (side: number) => Promise<Record<string, number>>;
+
+/** Per figure, the function's median, the floor's, and function ÷ floor over the rounds. */
+const summary = ([floor, own]: Array<Array<Record<string, number>>>) =>
+  Object.fromEntries(
+    Object.keys(own![0]!).map((f) => {
+      const ms = (turns: typeof own) => round(median(turns!.map((t) => t[f]!)), 3);
+      return [f, { ms: ms(own), floorMs: ms(floor), ratio: ratios(own!, floor!, (t) => t[f]!) }];
+    }),
   );
-  const segmentsBefore = env.segmentsSent();
+
+/** `variant` against the floor in `rounds` of `turn`, in which the function makes `invocations` invocations. */
+const againstFloor = async (env: LambdaEnv, variant: Variant, rounds: number, invocations: number, turn: Turn) => {
+  await env.segmentsSent(); // those sent before, if any
+  const figures = summary(await inTurns(SIDES.length, rounds, turn));
+  const segments = await env.segmentsSent();
+  if (variant.tracing === 'sampled' ? segments < invocations : segments > 0)
+    throw new Error(`${variant.function}, tracing ${variant.tracing}: ${segments} traces for ${invocations} calls`);
+  return { ...variant, segments, figures };
+};
+export type HandlerFigures = Awaited<ReturnType<typeof againstFloor>>;
+
+/** One host per side, warmed up; a turn runs `invocationsPerRound`. */
+const warm = async (env: LambdaEnv, variant: Variant, o: HandlerRun) => {
+  const hosts = await Promise.all(SIDES.map((side) => env.host(variant, side)));
   try {
-    for (const side of sides) await side.run(o.warmupInvocations);
-    /** Per round, the floor's figures and the function's: CPU ms per invocation, p50 and p99 ms. */
-    const rounds: Array<Array<Record<'cpu' | 'p50' | 'p99', number>>> = [];
-    for (let r = 0; r < o.rounds; r++) {
-      rounds.push([]);
-      for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
-        const result = await sides[i]!.run(o.invocationsPerRound);
-        const sorted = result.wallMs.sort((a, b) => a - b);
-        const cpu = result.cpuMs / o.invocationsPerRound;
-        rounds[r]![i] = { cpu, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
-      }
-    }
-    // A UDP datagram may still be on its way: a moment for the last ones, then the check.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const invocations = o.warmupInvocations + o.rounds * o.invocationsPerRound;
-    const segments = env.segmentsSent() - segmentsBefore;
-    if (tracing === 'sampled' ? segments < invocations : segments > 0)
-      throw new Error(`${name} with tracing ${tracing}: ${segments} segments sent for ${invocations} invocations`);
-    const ratios = (figure: 'cpu' | 'p50' | 'p99') => rounds.map(([floor, own]) => ratio(own![figure], floor![figure]));
-    const cpuMs = (side: number) => round(median(rounds.map((figures) => figures[side]!.cpu)), 3);
-    return {
-      ...variant,
-      /** Medians over rounds, per invocation; a ratio is the median over rounds of function ÷ floor. */
-      ...{ cpuMs: cpuMs(1), floorCpuMs: cpuMs(0), cpuRatio: median(ratios('cpu')) },
-      ...{ p50Ratio: median(ratios('p50')), p99Ratio: median(ratios('p99')), cpuRatioPerRound: ratios('cpu') },
-    };
+    for (const host of hosts) await host.run(o.warmupInvocations);
+    return await againstFloor(env, variant, o.rounds, o.rounds * o.invocationsPerRound, async (side) => {
+      const { cpuMs, wallMs } = await hosts[side]!.run(o.invocationsPerRound);
+      wallMs.sort(ascending);
+      return { cpu: cpuMs / o.invocationsPerRound, p50: percentile(wallMs, 50), p99: percentile(wallMs, 99) };
+    });
   } finally {
-    await Promise.all(sides.map((side) => side.stop()));
+    await Promise.all(hosts.map((host) => host.stop()));
   }
 };
-export type HandlerFigures = Awaited<ReturnType<typeof measureHandler>>;
 
-/** Every function (or those named in `only`) against the floor, one after another, under each settings and tracing. */
-export const measureHandlers = async (run: HandlerRun, log: (message: string) => void = console.error) => {
+/** A fresh host per side and round: its import, its first invocation, both (total), and their CPU. */
+const cold = (env: LambdaEnv, variant: Variant, runs: number) =>
+  againstFloor(env, variant, runs, runs, async (side) => {
+    const host = await env.host(variant, SIDES[side]!);
+    const { wallMs, cpuMs } = await host.run(1);
+    await host.stop();
+    const { importMs, importCpuMs } = host.ready;
+    return { import: importMs, first: wallMs[0]!, total: importMs + wallMs[0]!, cpu: importCpuMs + cpuMs };
+  });
+
+/** Each variant in turn, in the environment prepared once; warm, or cold over `runs` fresh processes a side. */
+export const measureHandlers = async (
+  variants: Variant[],
+  mode: { warm: HandlerRun } | { coldRuns: number },
+  log: (message: string) => void = console.error,
+) => {
   const env = await prepareLambdaEnv();
   const figures: HandlerFigures[] = [];
   try {
-    for (const name of FUNCTION_NAMES.filter((f) => !run.only || run.only.includes(f)))
-      for (const settings of run.settings)
-        for (const tracing of run.tracing) {
-          log(`measuring ${name} alone against the floor, ${settings} settings, tracing ${tracing}`);
-          figures.push(await measureHandler(env, { function: name, settings, tracing }, run));
-        }
+    for (const v of variants) {
+      log(`measuring ${v.function} against the floor, ${v.settings} settings, tracing ${v.tracing}`);
+      figures.push(await ('warm' in mode ? warm(env, v, mode.warm) : cold(env, v, mode.coldRuns)));
+    }
   } finally {
     await env.close();
   }
   return figures;
 };
 
-export const handlersTable = (figures: readonly HandlerFigures[]): string =>
+/** Every function (or those named in `only`) under each of the run's settings and tracing. */
+export const variantsOf = (run: HandlerRun): Variant[] =>
+  FUNCTION_NAMES.filter((f) => !run.only || run.only.includes(f)).flatMap((name) =>
+    run.settings.flatMap((settings) => run.tracing.map((tracing) => ({ function: name, settings, tracing }))),
+  );
+
+const WARM_COLUMNS = ['cpu ms', 'cpu floorMs', 'cpu ratio', 'p50 ratio', 'p99 ratio'];
+/** A row per variant; `columns` name a figure and what of it: `cpu ms`, `cpu floorMs`, `cpu ratio`. */
+export const handlersTable = (figures: readonly HandlerFigures[], columns = WARM_COLUMNS): string =>
   table([
-    'function|settings|tracing|CPU ms/inv|floor|CPU ratio|p50 ratio|p99 ratio|CPU ratio per round'.split('|'),
+    ['function', 'settings', 'tracing', ...columns],
     ...figures.map((f) => [
-      ...cells(f, 'function settings tracing cpuMs floorCpuMs cpuRatio p50Ratio p99Ratio'),
-      f.cpuRatioPerRound.join(' '),
+      ...[f.function, f.settings, f.tracing],
+      ...columns.map((column) => f.figures[column.split(' ')[0]!]![column.split(' ')[1] as 'ms' | 'floorMs' | 'ratio']),
     ]),
   ]);
 
 const label = (f: HandlerFigures) => `${f.function} alone, ${f.settings}, tracing ${f.tracing}: CPU/inv. ÷ floor`;
 export const handlerTargets = (figures: readonly HandlerFigures[]): Target[] =>
-  figures.map((f) => atMost(label(f), f.cpuRatio, TARGETS[f.tracing]));
+  figures.map((f) => atMost(label(f), f.figures.cpu!.ratio.median, TARGETS[f.tracing]));

@@ -1,9 +1,10 @@
 // One Lambda execution environment, for the handler benchmarks (handler-bench.ts): imports a
 // bundle as the runtime does at init, then on request runs its handler warm, one invocation after
 // another as on-demand Lambda does, and answers with the CPU time and wall times taken. Its first
-// message times the import (bench/cold-start.ts adds the first invocation to it).
+// message times the import (the cold start adds the first invocation to it).
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { traceHeader } from '../../tools/harness/trace-header.ts';
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 /** The parent's requests: run this many invocations, or stop. */
@@ -41,10 +42,8 @@ const context = () => ({
  * (BENCH_TRACE, set by the benchmark for its tracing rounds; unset, no header, as with tracing off).
  */
 const TRACE = process.env.BENCH_TRACE;
-const hex = (length: number) => randomUUID().replaceAll('-', '').slice(0, length);
 const invoke = (input: unknown) => {
-  if (TRACE)
-    process.env._X_AMZN_TRACE_ID = `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${hex(24)};Parent=${hex(16)};Sampled=${TRACE === 'sampled' ? 1 : 0}`;
+  if (TRACE) process.env._X_AMZN_TRACE_ID = traceHeader(TRACE === 'sampled').header;
   return handler(input, context()).catch((error: Error) => ({ error: error.message }));
 };
 

@@ -1,26 +1,31 @@
-// The Lambda environment the handler benchmarks run functions in (bench:handlers, bench:cold and
-// part 2 of `npm run bench`): each function and the floor (bench/floor/handlers.ts) bundled as the
-// stack bundles them, each side in a fresh process of its own (handler-host.ts) with the
-// environment the stack and Lambda give it; an embedded DynamoDB with 1,000 animals and a key,
-// running in this process so that its CPU counts on neither side; stand-ins for the X-Ray daemon
-// and for the Parameters and Secrets extension; and each function's event: its valid sample of the
-// harness's table (tools/harness/sample-requests.ts) as the REST (v1) proxy event API Gateway
-// builds (shared/lambda/proxy-event.ts, the local gateway's own builder), with a regional stage's
-// usual headers and the authorizer's principalId, or a TOKEN authorizer event.
+// The Lambda environment of the handler benchmarks (handler-bench.ts): each function and the floor
+// (bench/floor/handlers.ts) bundled as the stack bundles them, a fresh process per side
+// (handler-host.ts) with the environment the stack and Lambda give it; an embedded DynamoDB with
+// 1,000 animals and a key, in this process so that its CPU counts on neither side; stand-ins for
+// the X-Ray daemon and the Parameters and Secrets extension; and each function's event: its valid
+// sample (tools/harness/sample-requests.ts) as API Gateway's REST proxy event (shared/lambda/
+// proxy-event.ts, the local gateway's builder) with a regional stage's headers, or a TOKEN event.
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createSocket } from 'node:dgram';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { BUNDLING_BANNER, LAMBDA_ALIASES } from '../../infra/constructs/bundled-function.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment, LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
-import { FUNCTION_NAMES, type FunctionName, type OperationId, resourcePath, route } from '../../shared/api/routes.ts';
+import {
+  AUTHORIZER_ENTRY,
+  FUNCTION_NAMES,
+  type FunctionName,
+  type OperationId,
+  resourcePath,
+  route,
+} from '../../shared/api/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable, tables } from '../../shared/dynamodb/tables.ts';
@@ -29,7 +34,7 @@ import { proxyEvent } from '../../shared/lambda/proxy-event.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import { listenOnLoopback } from '../../tools/harness/loopback.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
-import { buildBundle, ENTRIES } from './bundles.ts';
+import { startXRayDaemon } from '../../tools/harness/xray-daemon.ts';
 import type { HostRequest, Ready, RunResult } from './handler-host.ts';
 import { SEED_FIRST_ID, seedPets } from './seed.ts';
 
@@ -40,11 +45,29 @@ import { SEED_FIRST_ID, seedPets } from './seed.ts';
 export type Tracing = 'off' | 'sampled' | 'unsampled';
 /** The stage's Node settings, on both sides alike: staging's `--enable-source-maps` (infra/stages.ts) or not. */
 export type Settings = 'production' | 'staging';
+/** A function under settings and tracing; `file`: its bundle, if not this checkout's code built as the stack builds it. */
+export type Variant = { function: FunctionName; settings: Settings; tracing: Tracing; file?: string };
 const NODE_OPTIONS_OF: Record<Settings, string[]> = { production: [], staging: ['--enable-source-maps'] };
 const HOST = fileURLToPath(new URL('./handler-host.ts', import.meta.url));
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
 const STAGE = 'staging';
 const DOMAIN = 'bench.execute-api.us-east-1.amazonaws.com';
+
+/**
+ * Builds `entry` into `outdir/index.mjs` as NodejsFunction does with the stack's bundling options
+ * (infra/constructs/bundled-function.ts: ESM for node24, main fields module then main, the `require`
+ * banner, minified, external source map without sources, the SDK bundled, LAMBDA_ALIASES).
+ */
+const buildBundle = async (entry: string, outdir: string): Promise<string> => {
+  const outfile = join(outdir, 'index.mjs');
+  await build({
+    ...{ absWorkingDir: REPOSITORY_ROOT, entryPoints: [entry], outfile, bundle: true, logLevel: 'warning' },
+    ...{ platform: 'node', target: 'node24', format: 'esm', mainFields: ['module', 'main'] },
+    ...{ minify: true, sourcemap: true, sourcesContent: false },
+    ...{ banner: { js: BUNDLING_BANNER }, alias: { ...LAMBDA_ALIASES } },
+  });
+  return outfile;
+};
 
 /**
  * A floor that loaded the service's validation (zod, the schemas) would import slower than a bare
@@ -126,7 +149,8 @@ export const prepareLambdaEnv = async () => {
   await seedPets(dynamodb.endpoint, 1_000);
   Object.assign(process.env, dynamodbEnvironment(dynamodb.endpoint));
   const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
-  const files = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(ENTRIES[name], join(out, name))));
+  const entry = (name: FunctionName) => (name === 'authorizer' ? AUTHORIZER_ENTRY : route(name).entry);
+  const files = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(entry(name), join(out, name))));
   const built = Object.fromEntries(FUNCTION_NAMES.map((name, i) => [name, files[i]!])) as Record<FunctionName, string>;
   const listing = route('listPets');
   const events: Record<FunctionName, unknown> = {
@@ -139,13 +163,10 @@ export const prepareLambdaEnv = async () => {
       methodArn: `arn:aws:execute-api:us-east-1:000000000000:bench/${STAGE}/${listing.method}${resourcePath(listing)}`,
     },
   };
-  // A stand-in for the X-Ray daemon: it only counts, to check the sampled rounds traced and the others did not.
-  const daemon = createSocket('udp4');
-  let segments = 0;
-  daemon.on('message', () => segments++);
-  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+  // To check that the sampled rounds traced and the others did not.
+  const daemon = await startXRayDaemon();
   const xray = {
-    AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${(daemon.address() as AddressInfo).port}`,
+    AWS_XRAY_DAEMON_ADDRESS: daemon.address,
     AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
     LAMBDA_TASK_ROOT: '/var/task',
     _HANDLER: 'index.handler',
@@ -181,19 +202,13 @@ export const prepareLambdaEnv = async () => {
     ...(name === 'listPets' && secretFromExtension),
   });
   return {
-    /** A fresh host of `name`'s function (this build, or `file`) or of its floor, with its event and environment. */
-    host: (
-      name: FunctionName,
-      side: 'floor' | 'function',
-      tracing: Tracing,
-      settings: Settings,
-      file = built[name],
-    ) => {
+    /** A fresh host of the variant's function or of its floor, with its event and environment. */
+    host: ({ function: name, settings, tracing, file = built[name] }: Variant, side: 'floor' | 'function') => {
       const [bundle, exportName] = side === 'floor' ? [floor, name] : [file, 'handler'];
       return startHost([bundle, exportName, JSON.stringify(events[name])], environment(name, tracing), settings);
     },
-    /** Segments the functions sent to the X-Ray daemon's address so far. */
-    segmentsSent: () => segments,
+    /** The documents sent to the X-Ray daemon since the last call (after a moment for those on their way). */
+    segmentsSent: async () => (await daemon.take()).length,
     close: async () => {
       daemon.close();
       await extension.close();

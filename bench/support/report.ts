@@ -1,7 +1,6 @@
-// What bench/results.json holds, and the printed tables: every figure set against its target (issue 30's).
-import { type HandlerFigures, handlersTable, handlerTargets } from './handler-bench.ts';
-import type { Comparison, LoadOptions, Spread } from './side-by-side.ts';
-import { atLeast, atMost, counts, machine, printTargets, round, type Target, table } from './stats.ts';
+// The side-by-side parts' printed tables and their targets (issue 30's), for `npm run bench`.
+import type { Comparison } from './side-by-side.ts';
+import { atLeast, atMost, counts, round, type Target, table } from './stats.ts';
 
 const T = {
   /** DynamoDB requests per API request at `npm start`'s defaults, key lookups included. */
@@ -16,21 +15,9 @@ const T = {
   rssMB: 200,
   filteredP50RatioLargeToSmall: 1.2,
 } as const;
-/** Answers that mean the bench measured a refusal, not the route: any of them fails the run. */
-const REFUSALS = ['429', '415'];
-
-export interface ReportInput {
-  quick: boolean;
-  load: LoadOptions;
-  listingLoad: LoadOptions;
-  server?: { comparisons: Comparison[]; rssAfterMB: number } | undefined;
-  handlers?: HandlerFigures[] | undefined;
-  scaling?: { animals: number[]; comparisons: Comparison[] } | undefined;
-  shards?: Comparison[] | undefined;
-}
 
 /** Part 1's targets are `npm start`'s (the second side), against the bare server's (the first). */
-const serverTargets = (c: Comparison): Target[] => {
+export const serverTargets = (c: Comparison): Target[] => {
   const name = `${c.name}, ${c.connections} conn.`;
   const [bare, user] = c.sides as [Comparison['sides'][0], Comparison['sides'][0]];
   const ratio = c.ratios[user.name]!;
@@ -49,70 +36,32 @@ const serverTargets = (c: Comparison): Target[] => {
   ];
 };
 
-const targets = ({ server, handlers, scaling }: ReportInput): Target[] => [
-  ...(server?.comparisons ?? []).flatMap(serverTargets),
-  ...(server ? [atMost("RSS of npm start's process after the load (MB)", server.rssAfterMB, T.rssMB)] : []),
-  ...handlerTargets(handlers ?? []),
-  ...(scaling?.comparisons ?? []).map((c) =>
-    atMost(`${c.name}: p50, large ÷ small table`, c.ratios.large!.p50.median, T.filteredP50RatioLargeToSmall),
-  ),
-];
-
-/** `median (min–max)` */
-const s = (f: Spread) => (f.min === f.max ? `${f.median}` : `${f.median} (${f.min}–${f.max})`);
+export const rssAfterTarget = (rssAfterMB: number) =>
+  atMost("RSS of npm start's process after the load (MB)", rssAfterMB, T.rssMB);
+export const scalingTarget = (c: Comparison) =>
+  atMost(`${c.name}: p50, large ÷ small table`, c.ratios.large!.p50.median, T.filteredP50RatioLargeToSmall);
 
 /** Per comparison a row per side, then each other side ÷ the first. */
-const comparisonTable = (comparisons: Comparison[]) =>
+export const comparisonTable = (comparisons: Comparison[]) =>
   table([
     '|conn.||req/s|p50 ms|p99 ms|CPU ms/req|RSS MB|DynamoDB/req|answers'.split('|'),
     ...comparisons.flatMap((c) => [
       ...c.sides.map((side, i) => [
         ...(i === 0 ? [c.name, c.connections] : ['', '']),
-        ...[side.name, s(side.rps), s(side.p50), s(side.p99), s(side.cpuMsPerRequest)],
+        ...[side.name, side.rps, side.p50, side.p99, side.cpuMsPerRequest],
         ...[side.rssMB, side.dynamodbPerRequest, counts(side.statuses)],
       ]),
       ...Object.entries(c.ratios).map(([name, r]) => [
-        ...['', '', `${name} ÷ ${c.sides[0]!.name}`, s(r.rps), s(r.p50), s(r.p99), s(r.cpu)],
+        ...['', '', `${name} ÷ ${c.sides[0]!.name}`, r.rps, r.p50, r.p99, r.cpu],
         ...['', '', ''],
       ]),
     ]),
   ]);
 
-/** Prints the tables and the targets; returns what goes into bench/results.json. */
-export const report = (input: ReportInput) => {
-  const { load, listingLoad, server, handlers, scaling, shards } = input;
-  console.log(`\nMachine: ${machine.description}`);
-  console.log(
-    `Each figure: median over ${load.rounds} rounds of about ${load.roundSeconds} s per side ` +
-      `(parts 3 and 4: ${listingLoad.roundSeconds} s, ${listingLoad.connections} connections), in turns (range).`,
+/** Every side that got an answer but the route's own: a 429 or a 415 is a refusal measured, not the route. */
+export const failures = (comparisons: Comparison[]) =>
+  comparisons.flatMap((c) =>
+    c.sides
+      .filter((side) => side.failed)
+      .map((side) => `${c.name}, ${side.name}: ${side.failed} failed requests (answers: ${counts(side.statuses)})`),
   );
-  const [small, large] = scaling?.animals ?? [];
-  const part = (title: string, text: string | undefined) => text && console.log(`\n${title}\n${text}`);
-  part(
-    '1. npm start (its defaults) against the bare one-call server; DynamoDB/req: on the wire',
-    server && comparisonTable(server.comparisons),
-  );
-  part(
-    '2. Each handler alone, warm, against the floor; per invocation, medians over rounds',
-    handlers && handlersTable(handlers),
-  );
-  part(
-    `3. Filtered listing: ${large} animals (large) against ${small} (small)`,
-    scaling && comparisonTable(scaling.comparisons),
-  );
-  part('4. Filtered listing, 1,000 animals: PETSTORE_INDEX_SHARDS=4 against 1', shards && comparisonTable(shards));
-  if (server) console.log(`RSS of npm start's server process 2 s after the load: ${server.rssAfterMB} MB`);
-  const checks = printTargets(targets(input));
-  const sides = [...(server?.comparisons ?? []), ...(scaling?.comparisons ?? []), ...(shards ?? [])].flatMap((c) =>
-    c.sides.map((side) => ({ ...side, name: `${c.name}, ${side.name}` })),
-  );
-  const failures = sides.flatMap((side) => [
-    ...(side.failed ? [`${side.name}: ${side.failed} failed requests (answers: ${counts(side.statuses)})`] : []),
-    ...(REFUSALS.some((status) => side.statuses[status])
-      ? [`${side.name} was refused (${counts(side.statuses)}): not the route's figure`]
-      : []),
-  ]);
-  for (const failure of failures) console.log(`FAILED: ${failure}`);
-  if (failures.length) console.log('\nThe figures above are not to be trusted: requests failed.');
-  return { ...input, targets: checks, passed: failures.length === 0 };
-};

@@ -1,13 +1,8 @@
-// The servers `npm run bench` sets side by side, each its own process with probe.ts loaded
-// (tools/harness), which counts the DynamoDB requests its embedded DynamoDB answers, on the
-// wire, and reads its CPU time and memory:
-// - the local server exactly as `npm start` runs it (its npm script's command with its Node
-//   flags, which the harness reads from the checkout's package.json; the caller's environment
-//   minus every knob of ours, so every default holds), on a fresh data directory, with keys
-//   made as the key tool makes them; from this repository, or from another checkout of it (an
-//   earlier commit's worktree), with that checkout's own code;
-// - the bare one-call server (bare-server.ts), started the same way, with no Node flags (no
-//   npm script runs it).
+// The servers `npm run bench` sets side by side, each its own process with the harness's probe
+// loaded (DynamoDB requests on the wire, CPU time, memory): `npm start`'s server exactly as a user
+// runs it (tools/harness/local-server.ts: its npm script's command and flags, every default), with
+// keys made as the key tool makes them, from this checkout or another (an earlier commit's worktree,
+// with its own code); and the bare one-call server (bare-server.ts), started the same way, no flags.
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -16,30 +11,20 @@ import { readOwner } from '../../infra/local/data-dir.ts';
 import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
-import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
+import { type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import type { Probe } from '../../tools/harness/probe-client.ts';
 
-export interface BenchServer {
-  /** Ends in /v1 for both. */
-  baseUrl: string;
-  dynamodbEndpoint: string;
-  probe: Probe;
-  /** The keys its requests take turns with: the server's own first, then those the bench made (the bare server: none). */
-  keys: string[];
-  stop(): Promise<void>;
-}
+/** Stopped with the harness's disposeServer. Its base URL ends in /v1; `keys`: its requests take turns with them. */
+export type BenchServer = LocalServer & { probe: Probe; dynamodbEndpoint: string; keys: string[] };
 
 /** BENCH_CPU_PROF=dir writes each server's V8 CPU profile there. */
 const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 const benchServer = (server: LocalServer, dynamodbEndpoint: string, keys: string[]): BenchServer => ({
-  baseUrl: server.baseUrl,
-  dynamodbEndpoint,
-  probe: server.probe!,
-  keys,
-  stop: () => disposeServer(server),
+  ...server,
+  ...{ probe: server.probe!, dynamodbEndpoint, keys },
 });
 
-/** `npm start` on its defaults plus `env`, from the checkout at `root`, with `keyCount` keys. */
+/** `npm start` on its defaults plus `env`, from the checkout at `root`, with its key and `keyCount - 1` more. */
 export const startUserServer = async (env: Record<string, string> = {}, root = REPOSITORY_ROOT, keyCount = 1) => {
   const server = await startLocalServer(env, { defaults: true, probe: true, keepOutput: false, nodeArgs, cwd: root });
   // An earlier checkout's store took no credential and recorded its URL as dynamodbEndpoint.
@@ -58,7 +43,7 @@ export const startUserServer = async (env: Record<string, string> = {}, root = R
   return benchServer(server, dynamodbEndpoint, [server.key, ...(await Promise.all(made))]);
 };
 
-/** The bare one-call server (bare-server.ts), started as `npm start` is. */
+/** The bare one-call server (bare-server.ts), started as `npm start` is; it takes no key. */
 export const startBareServer = async () => {
   const entry = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
   const server = await startLocalServer({}, { defaults: true, probe: true, nodeArgs, entry });

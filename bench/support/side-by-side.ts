@@ -1,12 +1,11 @@
-// Side by side: servers take turns under the same load, in rotating order round after round,
-// so that drift on a noisy machine (other processes, LevelDB compactions, JIT) lands on all.
-// autocannon drives each turn and times every answer; each server's probe gives its DynamoDB
-// requests (on the wire), CPU time and RSS over the turn. Figures are the median over the
-// rounds with their range; a ratio is the median of the rounds' ratios to the first side's.
+// Side by side: servers take turns under the same load, in rotating order round after round
+// (stats.ts's inTurns); autocannon drives each turn and times every answer, each server's probe
+// gives its DynamoDB requests (on the wire), CPU time and RSS over the turn. A figure is the median
+// over the rounds with their range; a ratio, the median of the rounds' ratios to the first side's.
 import autocannon from 'autocannon';
 import type { RequestSpec } from '../../tools/harness/http-client.ts';
 import { type Probe, requestsBetween } from '../../tools/harness/probe-client.ts';
-import { median, percentile, ratio, round } from './stats.ts';
+import { ascending, inTurns, percentile, ratios, round, type Spread, spread } from './stats.ts';
 
 export interface Side {
   name: string;
@@ -31,10 +30,6 @@ export const autocannonRequest = (baseUrl: string, spec: RequestSpec, request: a
   path: new URL(baseUrl).pathname + spec.path,
   method: spec.method as autocannon.Request['method'],
 });
-
-/** A figure over the rounds: median (min–max); each a value measured, rounded as the turn rounds it. */
-const spread = (values: number[]) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
-export type Spread = ReturnType<typeof spread>;
 
 /**
  * One side's turn: for `seconds` (the warm-up), or for `amount` requests, each answered before
@@ -68,7 +63,7 @@ const turn = async (side: Side, connections: number, size: { seconds: number } |
     probe.cpuMicros(),
     probe.memory(false),
   ]);
-  latencies.sort((a, b) => a - b);
+  latencies.sort(ascending);
   return {
     rps: Math.round(latencies.length / ((lastAnswer - started) / 1000)),
     p50: round(percentile(latencies, 50)),
@@ -118,23 +113,17 @@ export const compare = async (name: string, sides: Side[], options: LoadOptions)
     const { rps } = await turn(side, options.connections, { seconds: options.warmupSeconds });
     amounts.push(Math.max(1, Math.round((rps * options.roundSeconds) / options.connections)) * options.connections);
   }
-  const turns: Turn[][] = sides.map(() => []);
-  for (let r = 0; r < options.rounds; r++) {
-    // Each side goes first in turn: none always runs on the machine another side just heated.
-    for (const s of sides.map((_, s) => (s + r) % sides.length))
-      turns[s]!.push(await turn(sides[s]!, options.connections, { amount: amounts[s]! }));
-  }
-  const ratios = (measured: Turn[]) =>
-    Object.fromEntries(
-      FIGURES.map((f) => [f, spread(measured.map((t, r) => ratio(t[f], turns[0]![r]![f])))]),
-    ) as Record<Figure, Spread>;
+  const amountOf = (s: number) => ({ amount: amounts[s]! });
+  const turns = await inTurns(sides.length, options.rounds, (s) => turn(sides[s]!, options.connections, amountOf(s)));
+  const ratiosOf = (measured: Turn[]) =>
+    Object.fromEntries(FIGURES.map((f) => [f, ratios(measured, turns[0]!, (t) => t[f])])) as Record<Figure, Spread>;
   return {
     name,
     connections: options.connections,
     /** The reference first. */
     sides: sides.map((side, s) => figures(side, turns[s]!)),
     /** Each other side ÷ the reference, round by round, by the side's name. */
-    ratios: Object.fromEntries(sides.slice(1).map((side, s) => [side.name, ratios(turns[s + 1]!)])),
+    ratios: Object.fromEntries(sides.slice(1).map((side, s) => [side.name, ratiosOf(turns[s + 1]!)])),
   };
 };
 export type Comparison = Awaited<ReturnType<typeof compare>>;

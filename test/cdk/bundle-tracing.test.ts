@@ -14,8 +14,10 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { petsTable, tables } from '../../shared/dynamodb/tables.ts';
 import type { SubsegmentDocument } from '../../shared/observability/xray.ts';
+import { traceHeader } from '../../tools/harness/trace-header.ts';
+import { startXRayDaemon, type XRayDaemon } from '../../tools/harness/xray-daemon.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
-import { segmentDocumentErrors, startXRayDaemon, traceHeader, type XRayDaemon } from '../support/xray.ts';
+import { segmentDocumentErrors } from '../support/xray.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { resource } from './support/template.ts';
 

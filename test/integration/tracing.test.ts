@@ -11,10 +11,12 @@ import { createDocumentClient, DYNAMODB_TIME_BUDGET } from '../../shared/dynamod
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
 import type { Subsegment, SubsegmentDocument } from '../../shared/observability/xray.ts';
+import { traceHeader } from '../../tools/harness/trace-header.ts';
+import { startXRayDaemon, type XRayDaemon } from '../../tools/harness/xray-daemon.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { type FaultyDynamoDB, startFaultyDynamoDB } from '../support/faulty-dynamodb.ts';
 import { type Functions, loadFunctions, proxyEvent, setFunctionEnv, tokenEvent } from '../support/in-process.ts';
-import { segmentDocumentErrors, startXRayDaemon, traceHeader, type XRayDaemon } from '../support/xray.ts';
+import { segmentDocumentErrors } from '../support/xray.ts';
 
 let db: TestDynamoDB;
 let faulty: FaultyDynamoDB;

@@ -1,11 +1,8 @@
-// A stand-in for the X-Ray daemon (a UDP socket of the test) and the format X-Ray accepts: the
+// The format X-Ray accepts (the stand-in for its daemon: tools/harness/xray-daemon.ts): the
 // segment document schema of the X-Ray Developer Guide ("AWS X-Ray segment documents",
 // https://docs.aws.amazon.com/xray/latest/devguide/xray-api-segmentdocuments.html), as JSON
 // Schema, for every field the guide defines for a subsegment sent on its own and the
 // subsegments inside it. What the guide says is free-form (metadata, sql, aws) stays open.
-import { createSocket, type Socket } from 'node:dgram';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Ajv } from 'ajv';
 
 const HEX16 = '^[0-9a-f]{16}$';
@@ -113,44 +110,3 @@ const validate = new Ajv({ allErrors: true, strict: true, strictRequired: false 
 /** The schema's complaints about `document`, none if X-Ray accepts it. */
 export const segmentDocumentErrors = (document: unknown): string[] =>
   validate(document) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-
-interface DaemonDocument {
-  /** The datagram's header line, which the daemon reads first. */
-  header: unknown;
-  document: Record<string, unknown>;
-}
-
-export interface XRayDaemon {
-  /** For AWS_XRAY_DAEMON_ADDRESS. */
-  address: string;
-  /** Every datagram received since the last call, after a moment for those on their way. */
-  take(): Promise<DaemonDocument[]>;
-  close(): void;
-}
-
-export const startXRayDaemon = async (): Promise<XRayDaemon> => {
-  const socket: Socket = createSocket('udp4');
-  let received: string[] = [];
-  socket.on('message', (message) => received.push(message.toString('utf8')));
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return {
-    address: `127.0.0.1:${(socket.address() as AddressInfo).port}`,
-    take: async () => {
-      await sleep(150);
-      const taken = received;
-      received = [];
-      return taken.map((datagram) => {
-        const newline = datagram.indexOf('\n');
-        return { header: JSON.parse(datagram.slice(0, newline)), document: JSON.parse(datagram.slice(newline + 1)) };
-      });
-    },
-    close: () => socket.close(),
-  };
-};
-
-/** The trace header Lambda sets for one invocation: its own trace id, Lambda's function segment as parent. */
-export const traceHeader = (sampled: boolean) => {
-  const root = `1-${Math.floor(Date.now() / 1000).toString(16)}-${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
-  const parent = crypto.randomUUID().replaceAll('-', '').slice(0, 16);
-  return { root, parent, header: `Root=${root};Parent=${parent};Sampled=${sampled ? 1 : 0}` };
-};

@@ -18,8 +18,8 @@ export interface Probe {
   dynamodbRequests(): Promise<Record<string, number>>;
   /** User + system CPU time of the process since start, in microseconds. */
   cpuMicros(): Promise<number>;
-  /** `process.memoryUsage()`; with `gc`, after two full GCs (the process needs --expose-gc). */
-  memory(gc: boolean): Promise<NodeJS.MemoryUsage>;
+  /** `process.memoryUsage()` and the peak RSS; with `gc`, after two full GCs (the process needs --expose-gc). */
+  memory(gc: boolean): Promise<NodeJS.MemoryUsage & { maxRSS: number }>;
 }
 
 export const probeOf = (child: ChildProcess): Probe => {

@@ -3,7 +3,7 @@
 // requests the process's embedded DynamoDB answers, by operation, as they arrive on the
 // wire (any HTTP request with an X-Amz-Target header), and answers its parent over IPC
 // with those counts, the process's CPU time (all threads: the embedded DynamoDB's
-// LevelDB included) and its memory, after a full GC when run with --expose-gc.
+// LevelDB included) and its memory (its peak RSS too), after a full GC when run with --expose-gc.
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import type { ProbeAnswer, ProbeQuestion } from './probe-client.ts';
@@ -29,7 +29,7 @@ const answer = (question: ProbeQuestion): unknown => {
         globalThis.gc?.();
         globalThis.gc?.();
       }
-      return process.memoryUsage();
+      return { ...process.memoryUsage(), maxRSS: process.resourceUsage().maxRSS * 1024 };
   }
 };
 
