@@ -1,7 +1,8 @@
 // A Lambda entry point of functions/, as deployed: bundled here with the local esbuild (no
-// Docker, code splitting on), with its own log group and its own role that starts with nothing but writing to that
-// log group, and active tracing. The API's functions (api-function.ts) and the release hooks
-// (release-hook.ts) are both one of these; what else each may do is granted with `allow`.
+// Docker; code splitting on), with its own log group and its own role that starts with nothing
+// but writing to that log group, and active tracing. The API's functions (api-function.ts) and
+// the release hooks (release-hook.ts) are both one of these; what else each may do is granted
+// with `allow`.
 import { AssetHashType, DockerImage, type ILocalBundling, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';

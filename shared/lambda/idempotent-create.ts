@@ -1,11 +1,11 @@
 // Safe retries of a create (docs/api.md, "Safe retries"), the part loaded only for a request
-// with an Idempotency-Key (idempotency.ts says why): Powertools' idempotency
-// utility and a persistence layer that reserves the animal's id in the record
+// with an Idempotency-Key (idempotency.ts says why): Powertools' idempotency utility and a
+// persistence layer that reserves the animal's id in the record
 // (shared/dynamodb/idempotency-records.ts says why Powertools alone is not enough): the first
 // request with a key takes a record naming an id, creates the animal under it, and stores its
-// 201; a repeat with the same body, within IDEMPOTENCY_WINDOW_SECONDS, gets that 201 again. However the first
-// attempt ended (failed, timed out, crashed), a retry finds the animal it made under that id,
-// or makes it then: one animal per key, whatever fails. No header, no record.
+// 201; a repeat with the same body, within IDEMPOTENCY_WINDOW_SECONDS, gets that 201 again.
+// However the first attempt ended (failed, timed out, crashed), a retry finds the animal it made
+// under that id, or makes it then: one animal per key, whatever fails.
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
