@@ -19,7 +19,7 @@ import { API_VERSION_PATH, route } from '../shared/api/routes.ts';
 import { ListPetsQuery, NewPet, type Pet, PetIdParams } from '../shared/api/schemas.ts';
 import { rateLimitPolicy } from '../shared/domain/api-keys.ts';
 import { createCursorCodec } from '../shared/domain/cursor.ts';
-import { contractError } from '../shared/lambda/idempotency.ts';
+import { contractError } from '../shared/lambda/idempotent-create.ts';
 import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 
 /** An OpenAPI Example Object. */

@@ -1,19 +1,15 @@
 // A Lambda entry point of functions/, as deployed: bundled here with the local esbuild (no
-// Docker), with its own log group and its own role that starts with nothing but writing to that
-// log group, and active tracing. The API's functions (api-function.ts) and the release hooks
-// (release-hook.ts) are both one of these; what else each may do is granted with `allow`.
-import { Validations } from 'aws-cdk-lib';
+// Docker; code splitting on), with its own log group and its own role that starts with nothing
+// but writing to that log group, and active tracing. The API's functions (api-function.ts) and
+// the release hooks (release-hook.ts) are both one of these; what else each may do is granted
+// with `allow`.
+import { AssetHashType, DockerImage, type ILocalBundling, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import {
-  type BundlingOptions,
-  LogLevel,
-  NodejsFunction,
-  type NodejsFunctionProps,
-  OutputFormat,
-} from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { type BuildOptions, buildSync } from 'esbuild';
 import { REPOSITORY_ROOT } from '../repository-root.ts';
 import type { StageSettings } from '../stages.ts';
 import { removalPolicyOf } from './data.ts';
@@ -40,23 +36,61 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   'node:http': `./${LAMBDA_NODE_HTTP_ENTRY}`,
 };
 
-/** How every Lambda bundle of the stack is built: the route functions, the authorizer, the release hooks. */
-const lambdaBundling = (): BundlingOptions => ({
-  format: OutputFormat.ESM,
+/**
+ * How every Lambda bundle of the stack is built: `entry` into `outdir/index.mjs`, ESM for Node 24
+ * (main fields module then main, the `require` banner), minified, external source maps without
+ * the sources (they name the file and line of a stack frame; the code stays out of the package),
+ * the SDK bundled (the version we test with, not whichever the runtime carries), LAMBDA_ALIASES.
+ * Code splitting: a module the code imports dynamically is a chunk of its own beside index.mjs,
+ * loaded when first needed rather than parsed at every cold start (createPet's idempotency code,
+ * the SDK's event streams and user-agent parser: docs/performance.md, "Functions alone").
+ */
+const lambdaBuildOptions = (entry: string, outdir: string): BuildOptions => ({
+  absWorkingDir: REPOSITORY_ROOT,
+  entryPoints: { index: entry },
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  target: 'node24',
+  format: 'esm',
   mainFields: ['module', 'main'],
-  banner: BUNDLING_BANNER,
+  banner: { js: BUNDLING_BANNER },
   minify: true,
-  // Maps name the source file and line of a stack frame; the sources themselves stay out
-  // of the package, which keeps it small and the code out of the map.
-  sourceMap: true,
+  sourcemap: true,
   sourcesContent: false,
-  // The SDK version we test with, not whichever the runtime happens to carry.
-  bundleAwsSDK: true,
-  // Its credential chain reduced to the environment, node:http's facade left out (LAMBDA_ALIASES).
-  esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
-  forceDockerBundling: false,
-  logLevel: LogLevel.WARNING,
+  alias: { ...LAMBDA_ALIASES },
+  logLevel: 'warning',
 });
+
+/**
+ * NodejsFunction bundles into one `--outfile`, which esbuild's code splitting cannot use (it
+ * needs an outdir), so the stack bundles itself: an asset bundled locally (CDK's `local`
+ * bundling), handed to NodejsFunction as its `code`. The entry is a field so that it is part of
+ * the asset's cache key: two functions never share a bundle.
+ */
+class LocalEsbuild implements ILocalBundling {
+  readonly entry: string;
+  constructor(entry: string) {
+    this.entry = entry;
+  }
+  tryBundle(outputDir: string): boolean {
+    buildSync(lambdaBuildOptions(this.entry, outputDir));
+    return true;
+  }
+}
+
+const lambdaCode = (entry: string): Code =>
+  Code.fromAsset(REPOSITORY_ROOT, {
+    // As NodejsFunction hashes its bundles: by what was built, so that an unchanged bundle is not deployed again.
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      local: new LocalEsbuild(entry),
+      // Never used: local bundling always succeeds or throws. The image the asset would need otherwise.
+      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs24.x'),
+    },
+  });
 
 /** A statement of the role: exactly `actions` on exactly `resources`, never a wildcard action. */
 interface Grant {
@@ -109,10 +143,8 @@ export class BundledFunction extends Construct {
 
     this.function = new NodejsFunction(this, 'Function', {
       ...props.function,
-      entry: `${REPOSITORY_ROOT}${entry}`,
-      handler: 'handler',
-      projectRoot: REPOSITORY_ROOT,
-      depsLockFilePath: `${REPOSITORY_ROOT}package-lock.json`,
+      code: lambdaCode(entry),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       role: this.role,
@@ -120,7 +152,6 @@ export class BundledFunction extends Construct {
       // X-Ray segments for every invocation Lambda samples (shared/observability/xray.ts);
       // Lambda grants the role the two X-Ray calls.
       tracing: Tracing.ACTIVE,
-      bundling: lambdaBundling(),
     });
     Validations.of(this.function).acknowledge({ id: 'Serverless-LambdaDLQ', reason: acknowledged.noDeadLetterQueue });
     Validations.of(this.role).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: acknowledged.xrayWildcard });

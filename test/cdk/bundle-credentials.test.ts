@@ -3,7 +3,7 @@
 // one source Lambda uses (what it saves: docs/performance.md). A bundle must still sign its
 // DynamoDB calls with the credentials Lambda puts in the environment.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { bundleSources } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { resource } from './support/template.ts';
 
@@ -28,7 +29,7 @@ const getPetBundle = () => {
 };
 
 test('the bundle holds the environment credential provider and none of the rest of the chain', () => {
-  const { sources } = JSON.parse(readFileSync(join(getPetBundle(), 'index.mjs.map'), 'utf8')) as { sources: string[] };
+  const sources = bundleSources(getPetBundle());
   expect(sources.some((s) => s.includes('/credential-provider-env/'))).toBe(true);
   for (const provider of [
     'credential-provider-node',

@@ -6,7 +6,7 @@
 // an ES module, comes from Node's own module without its facade (infra/constructs/lambda-node-http.ts):
 // the bundle answers over plain http here, through it.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,7 @@ import { traceHeader } from '../../tools/harness/trace-header.ts';
 import { startXRayDaemon, type XRayDaemon } from '../../tools/harness/xray-daemon.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { segmentDocumentErrors } from '../support/xray.ts';
+import { bundleSources } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { resource } from './support/template.ts';
 
@@ -39,9 +40,7 @@ const stagingBundle = (name: 'getPet') => {
 };
 
 test('a staging bundle holds no X-Ray SDK: its own emitter, and nothing the SDK brought (cls-hooked, semver)', () => {
-  const { sources } = JSON.parse(readFileSync(join(stagingBundle('getPet'), 'index.mjs.map'), 'utf8')) as {
-    sources: string[];
-  };
+  const sources = bundleSources(stagingBundle('getPet'));
   expect(sources.some((s) => s.endsWith('shared/observability/xray.ts'))).toBe(true);
   expect(
     sources.filter((s) => /\/(aws-xray-sdk-core|cls-hooked|semver|@aws-lambda-powertools\/tracer)\//.test(s)),
@@ -49,7 +48,12 @@ test('a staging bundle holds no X-Ray SDK: its own emitter, and nothing the SDK 
 });
 
 test('a staging bundle never imports node:http as an ES module, whose facade loads undici', () => {
-  const code = readFileSync(join(stagingBundle('getPet'), 'index.mjs'), 'utf8');
+  // index.mjs and its chunks (esbuild's code splitting).
+  const dir = stagingBundle('getPet');
+  const code = readdirSync(dir)
+    .filter((file) => file.endsWith('.mjs'))
+    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .join('\n');
   expect(code).toContain('getBuiltinModule("node:http")');
   expect(code.match(/(?:from|import\()\s*["'](?:node:)?http["']/g) ?? []).toEqual([]);
 });

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
+import { bundleSources } from '../cdk/support/bundle.ts';
 import { type SynthesizedApp, synthesized } from '../cdk/support/synth.ts';
 import { resource } from '../cdk/support/template.ts';
 
@@ -131,10 +132,9 @@ describe('Lambda bundles', () => {
     ];
     for (const [name, logicalId, entries] of bundles) {
       const key = resource(app.template('staging'), logicalId).Properties!.Code.S3Key as string;
-      const map = join(app.dir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs.map');
-      const { sources: mapped } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] };
+      const dir = join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
       // Source paths are relative to the bundle's folder: made repository-relative here.
-      const bundled = mapped.map((source) => relative(ROOT, resolve(dirname(map), source)));
+      const bundled = bundleSources(dir).map((source) => relative(ROOT, resolve(dir, source)));
       expect(bundled.filter((s) => s.startsWith('functions/')).length, name).toBe(entries);
       const forbidden = bundled.filter((s) =>
         /^(node_modules\/(aws-cdk-lib|constructs|cdk-nag|dynalite|esbuild)\/|infra\/local\/|tools\/|test\/|bench\/)/.test(
