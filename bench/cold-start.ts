@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { stackName } from '../infra/stages.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../shared/api/routes.ts';
 import { handlersTable, measureHandlers } from './support/handler-bench.ts';
-import type { Settings, Variant } from './support/lambda-env.ts';
+import { bundleModules, type Settings, type Variant } from './support/lambda-env.ts';
 import { atMost, cells, printTargets, round, table, writeResults } from './support/stats.ts';
 
 const CDK_OUT = process.env.CDK_OUT ?? 'cdk.out';
@@ -49,11 +49,15 @@ const deployed = Object.values(Resources).flatMap(({ Type, Metadata, Properties 
 });
 const missing = FUNCTION_NAMES.filter((name) => !deployed.some((bundle) => bundle.name === name));
 if (missing.length > 0) throw new Error(`no bundle in ${templateFile} for ${missing.join(', ')}`);
-const bundles = deployed.map(({ name, file }) => ({
-  function: name,
-  kB: kB(statSync(file).size),
-  gzipKB: kB(gzipSync(readFileSync(file)).length),
-}));
+// Every file of a bundle (index.mjs and the chunks of its code splitting): what is deployed.
+const bundles = deployed.map(({ name, file }) => {
+  const sum = (size: (module: string) => number) => bundleModules(file).reduce((total, m) => total + size(m), 0);
+  return {
+    function: name,
+    kB: kB(sum((m) => statSync(m).size)),
+    gzipKB: kB(sum((m) => gzipSync(readFileSync(m)).length)),
+  };
+});
 const bundleRows = bundles.map((b) => cells(b, 'function kB gzipKB'));
 console.log(`\nBundles (cdk.out), kB of 1000 bytes\n${table([['function', 'kB', 'gzip kB'], ...bundleRows])}`);
 

@@ -8,13 +8,13 @@
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { BUNDLING_BANNER, LAMBDA_ALIASES } from '../../infra/constructs/bundled-function.ts';
+import { lambdaBuildOptions } from '../../infra/constructs/bundled-function.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment, LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
@@ -53,21 +53,18 @@ const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.ur
 const STAGE = 'staging';
 const DOMAIN = 'bench.execute-api.us-east-1.amazonaws.com';
 
-/**
- * Builds `entry` into `outdir/index.mjs` as NodejsFunction does with the stack's bundling options
- * (infra/constructs/bundled-function.ts: ESM for node24, main fields module then main, the `require`
- * banner, minified, external source map without sources, the SDK bundled, LAMBDA_ALIASES).
- */
+/** Builds `entry` into `outdir/index.mjs` and its chunks exactly as the stack does (lambdaBuildOptions). */
 const buildBundle = async (entry: string, outdir: string): Promise<string> => {
-  const outfile = join(outdir, 'index.mjs');
-  await build({
-    ...{ absWorkingDir: REPOSITORY_ROOT, entryPoints: [entry], outfile, bundle: true, logLevel: 'warning' },
-    ...{ platform: 'node', target: 'node24', format: 'esm', mainFields: ['module', 'main'] },
-    ...{ minify: true, sourcemap: true, sourcesContent: false },
-    ...{ banner: { js: BUNDLING_BANNER }, alias: { ...LAMBDA_ALIASES } },
-  });
-  return outfile;
+  rmSync(outdir, { recursive: true, force: true }); // no chunk of an earlier build beside the new ones
+  await build(lambdaBuildOptions(entry, outdir));
+  return join(outdir, 'index.mjs');
 };
+
+/** Every module of the bundle whose entry is `file` (index.mjs and its chunks), as deployed. */
+export const bundleModules = (file: string): string[] =>
+  readdirSync(dirname(file))
+    .filter((name) => name.endsWith('.mjs'))
+    .map((name) => join(dirname(file), name));
 
 /**
  * A floor that loaded the service's validation (zod, the schemas) would import slower than a bare
@@ -76,7 +73,9 @@ const buildBundle = async (entry: string, outdir: string): Promise<string> => {
  */
 const SERVICE_CODE = /node_modules\/zod\/|shared\/(api|domain|lambda|observability)\//;
 const assertBare = (bundle: string): void => {
-  const { sources } = JSON.parse(readFileSync(`${bundle}.map`, 'utf8')) as { sources: string[] };
+  const sources = bundleModules(bundle).flatMap(
+    (module) => (JSON.parse(readFileSync(`${module}.map`, 'utf8')) as { sources: string[] }).sources,
+  );
   const ours = sources.filter((source) => SERVICE_CODE.test(source));
   if (ours.length > 0) throw new Error(`the floor bundles the service's code: ${ours.join(', ')}`);
 };

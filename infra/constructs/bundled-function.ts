@@ -18,8 +18,7 @@ import { removalPolicyOf } from './data.ts';
  * The bundle is ESM; a few CommonJS dependencies still call `require` for Node's own
  * modules, which ESM lacks: this gives them one.
  */
-export const BUNDLING_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+const BUNDLING_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /** Bundled as the SDK's default credential provider: see the file. */
 const LAMBDA_CREDENTIALS_ENTRY = 'infra/constructs/lambda-credentials.ts';
@@ -31,7 +30,7 @@ const LAMBDA_NODE_HTTP_ENTRY = 'infra/constructs/lambda-node-http.ts';
  * size and import), and node:http as an ES module, Node's own module without the facade that
  * loads undici (import). What each saves: docs/performance.md, "Functions alone".
  */
-export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
+const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': `./${LAMBDA_CREDENTIALS_ENTRY}`,
   'node:http': `./${LAMBDA_NODE_HTTP_ENTRY}`,
 };
@@ -45,7 +44,7 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
  * loaded when first needed rather than parsed at every cold start (createPet's idempotency code,
  * the SDK's event streams and user-agent parser: docs/performance.md, "Functions alone").
  */
-const lambdaBuildOptions = (entry: string, outdir: string): BuildOptions => ({
+export const lambdaBuildOptions = (entry: string, outdir: string): BuildOptions => ({
   absWorkingDir: REPOSITORY_ROOT,
   entryPoints: { index: entry },
   outdir,
