@@ -4,9 +4,11 @@
 // change (the file replaced whole, by rename) and at exit; a kill -9 may lose that moment's, a
 // few requests more for the day, never a file half-written. The moment's write is asynchronous:
 // under load it came every 200 ms, and a rename over the file, which ext4 makes wait for the new
-// file's data, held the event loop and every request in flight for 0.3–3 ms (docs/performance.md). `npm run dev`'s generations share the
-// file: each adds what it counted since its last write to what the file holds. Keys are named by
-// a hash of their usage key, which is a credential of the usage plan.
+// file's data, held the event loop and every request in flight for 0.3–3 ms (docs/performance.md).
+// `npm run dev`'s generations share the file: each adds what it counted since its last write to
+// what the file holds (two writing in the same moment, as one hands over to the next, may miss
+// each other's counts of that moment: fewer requests counted, never more). Keys are named by a
+// hash of their usage key, which is a credential of the usage plan.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
