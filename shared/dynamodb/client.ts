@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/util-retry';
 import { ServiceUnavailableError } from '../api/errors.ts';
+import { KeyObjectSha256 } from './sha256.ts';
 
 /**
  * Worst case for one call: every attempt uses up its connect and response timeouts, plus the
@@ -70,6 +71,8 @@ export const createDocumentClient = (
           // Without it the SDK only logs a warning and the call waits on, past the budget.
           throwOnRequestTimeout: true,
         },
+        // The SDK's SHA-256 but for its HMAC key, made a KeyObject once (sha256.ts): ~12 µs a call on Node 24.
+        sha256: KeyObjectSha256,
       }),
     ),
     { marshallOptions: { removeUndefinedValues: true } },
