@@ -4,7 +4,7 @@
 // so each HMAC keyed with bytes pays ~12 µs for two exceptions before hashing a few hundred
 // bytes. The request signer keys one HMAC per call with the day's signing key, the same bytes
 // for the day (the SDK caches them); here those bytes become a KeyObject once, and every later
-// HMAC skips the check. The signatures are the same (test/unit/dynamodb-client.test.ts).
+// HMAC skips the check. The signatures are the same (test/unit/dynamodb-sha256.test.ts).
 import { createHash, createHmac, createSecretKey, type Hash, type Hmac, type KeyObject } from 'node:crypto';
 
 type SourceData = string | ArrayBuffer | ArrayBufferView;
