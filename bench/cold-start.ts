@@ -44,14 +44,14 @@ const { Resources } = JSON.parse(readFileSync(templateFile, 'utf8')) as { Resour
 const deployed = Object.values(Resources).flatMap(({ Type, Metadata, Properties }) => {
   const name = /\/Functions\/([^/]+)\//.exec(Metadata?.['aws:cdk:path'] ?? '')?.[1] as FunctionName;
   if (Type !== 'AWS::Lambda::Function' || !FUNCTION_NAMES.includes(name)) return [];
-  const file = join(CDK_OUT, Metadata!['aws:asset:path']!, 'index.mjs');
-  return [{ name, file, tracing: Properties.Environment?.Variables.POWERTOOLS_TRACE_ENABLED === 'true' }];
+  const bundle = join(CDK_OUT, Metadata!['aws:asset:path']!);
+  return [{ name, bundle, tracing: Properties.Environment?.Variables.POWERTOOLS_TRACE_ENABLED === 'true' }];
 });
 const missing = FUNCTION_NAMES.filter((name) => !deployed.some((bundle) => bundle.name === name));
 if (missing.length > 0) throw new Error(`no bundle in ${templateFile} for ${missing.join(', ')}`);
 // Every file of a bundle (index.mjs and the chunks of its code splitting): what is deployed.
-const bundles = deployed.map(({ name, file }) => {
-  const sum = (size: (module: string) => number) => bundleModules(file).reduce((total, m) => total + size(m), 0);
+const bundles = deployed.map(({ name, bundle }) => {
+  const sum = (size: (module: string) => number) => bundleModules(bundle).reduce((total, m) => total + size(m), 0);
   return {
     function: name,
     kB: kB(sum((m) => statSync(m).size)),
@@ -63,8 +63,8 @@ console.log(`\nBundles (cdk.out), kB of 1000 bytes\n${table([['function', 'kB', 
 
 // As the template sets each function's tracing (on: every first invocation sampled, its documents
 // sent to lambda-env.ts's stand-in for the X-Ray daemon); the floor traces nothing.
-const variants = deployed.flatMap(({ name, file, tracing }) =>
-  SETTINGS.map((settings): Variant => ({ function: name, settings, tracing: tracing ? 'sampled' : 'off', file })),
+const variants = deployed.flatMap(({ name, bundle, tracing }) =>
+  SETTINGS.map((settings): Variant => ({ function: name, settings, tracing: tracing ? 'sampled' : 'off', bundle })),
 );
 const firstInvocations = await measureHandlers(variants, { coldRuns: RUNS }, console.log);
 console.log(`\nImport + first invocation against the floor, medians of ${RUNS} fresh processes a side; ms`);

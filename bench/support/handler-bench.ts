@@ -1,5 +1,5 @@
 // Each Lambda handler alone against the floor (bench/floor/handlers.ts), each side in a process of
-// its own in the environment of lambda-env.ts, the two taking turns round after round (inTurns); a
+// its own, run as Lambda runs it (lambda-env.ts), the two taking turns round after round (inTurns); a
 // ratio is the median of the rounds' ratios, with their range. Warm (bench:handlers, part 2 of
 // `npm run bench`): a process per side, warmed up, then a round is invocations one after another,
 // as on-demand Lambda runs them. Cold (bench:cold): a round is a fresh process per side, its

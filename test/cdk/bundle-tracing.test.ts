@@ -1,20 +1,18 @@
 // A bundle as `cdk synth` builds it for a stage that traces its functions still traces, run as
 // Lambda runs it with active tracing and a sampled invocation: one document X-Ray accepts, the
 // handler's subsegment under Lambda's function segment with its annotations, one subsegment per
-// DynamoDB call inside, sent over UDP to the daemon address Lambda gives. No X-Ray SDK is
-// bundled (shared/observability/xray.ts says why). And node:http, which bundled modules import as
-// an ES module, comes from Node's own module without its facade (infra/constructs/lambda-node-http.ts):
-// the bundle answers over plain http here, through it.
-import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// DynamoDB call inside, sent over UDP to the daemon address Lambda gives (the bundle run away from
+// node_modules, tools/harness/lambda-process.ts). No X-Ray SDK is bundled (shared/observability/
+// xray.ts says why). And node:http, which bundled modules import as an ES module, comes from Node's
+// own module without its facade (infra/constructs/lambda-node-http.ts): the bundle answers over
+// plain http here, through it.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
-import { petsTable, tables } from '../../shared/dynamodb/tables.ts';
+import { petsTable } from '../../shared/dynamodb/tables.ts';
 import type { SubsegmentDocument } from '../../shared/observability/xray.ts';
-import { traceHeader } from '../../tools/harness/trace-header.ts';
+import { startLambdaProcess } from '../../tools/harness/lambda-process.ts';
+import { sampleEvent, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { startXRayDaemon, type XRayDaemon } from '../../tools/harness/xray-daemon.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { segmentDocumentErrors } from '../support/xray.ts';
@@ -59,56 +57,26 @@ test('a staging bundle never imports node:http as an ES module, whose facade loa
 });
 
 test('a staging bundle, run as Lambda runs it with active tracing, sends the handler and DynamoDB subsegments', async () => {
-  // Away from node_modules, as Lambda runs it: only what is in the bundle loads.
-  const outside = mkdtempSync(join(tmpdir(), 'petstore-tracing-'));
-  const script = `
-    const { handler } = await import(process.argv[1] + '/index.mjs');
-    const answer = await handler({ resource: '/v1/pets/{petId}', path: '/v1/pets/7', httpMethod: 'GET', headers: {}, multiValueHeaders: {},
-      queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: { petId: '7' }, stageVariables: null, body: null,
-      isBase64Encoded: false, requestContext: { requestId: 'req-traced', path: '/staging/v1/pets/7', stage: 'staging', authorizer: { principalId: 'key_Traced01' } } },
-      { functionName: 'getPet', awsRequestId: 'aws-1', getRemainingTimeInMillis: () => 10000 });
-    console.log(JSON.stringify(answer.statusCode));
-  `;
-  const { root, parent, header } = traceHeader(true);
+  const event = sampleEvent('getPet', sampleRequests.getPet.notFound!, { keyId: 'key_Traced01' });
+  const host = await startLambdaProcess({
+    ...{ bundle: stagingBundle('getPet'), functionName: 'getPet', dynamodbEndpoint: dynamodb.endpoint },
+    tracing: { daemonAddress: daemon.address, sampled: true },
+  });
   try {
-    cpSync(stagingBundle('getPet'), join(outside, 'getPet'), { recursive: true });
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--input-type=module', '-e', script, join(outside, 'getPet')],
-      {
-        cwd: outside,
-        encoding: 'utf8',
-        env: {
-          PATH: process.env.PATH,
-          AWS_REGION: LOCAL_AWS_ENV.AWS_REGION,
-          AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
-          AWS_ACCESS_KEY_ID: 'AKIDTEST',
-          AWS_SECRET_ACCESS_KEY: 'secret',
-          POWERTOOLS_LOG_LEVEL: 'SILENT',
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          POWERTOOLS_SERVICE_NAME: 'petstore',
-          ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
-          // Tracing on, as the staging stack sets it, and what Lambda sets with active tracing.
-          POWERTOOLS_TRACE_ENABLED: 'true',
-          AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-          LAMBDA_TASK_ROOT: '/var/task',
-          _HANDLER: 'index.handler',
-          AWS_XRAY_DAEMON_ADDRESS: daemon.address,
-          _X_AMZN_TRACE_ID: header,
-        },
-      },
-    );
-    expect(stdout.trim().split('\n').at(-1)).toBe('404'); // DynamoDB answered: no animal 7
+    const { answer, trace } = await host.invoke(event);
+    expect(answer).toMatchObject({ statusCode: 404 }); // DynamoDB answered: no such animal
     const documents = (await daemon.take()).map((d) => d.document as unknown as SubsegmentDocument);
     expect(documents).toHaveLength(1);
     const [handler] = documents as [SubsegmentDocument];
     expect(segmentDocumentErrors(handler)).toEqual([]);
+    const { root, parent } = trace!;
     expect(handler).toMatchObject({ name: '## index.handler', trace_id: root, parent_id: parent, error: true });
-    expect(handler.annotations).toMatchObject({ operation: 'getPet', keyId: 'key_Traced01', requestId: 'req-traced' });
+    const { requestId } = event.requestContext;
+    expect(handler.annotations).toMatchObject({ operation: 'getPet', keyId: 'key_Traced01', requestId });
     expect(handler.subsegments?.map((s) => [s.name, s.aws?.operation, s.aws?.table_name])).toEqual([
       ['DynamoDB', 'GetItem', petsTable.name],
     ]);
   } finally {
-    rmSync(outside, { recursive: true, force: true });
+    await host.stop();
   }
 });

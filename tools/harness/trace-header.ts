@@ -1,6 +1,6 @@
 // Lambda's trace header, for the tests that invoke a function as Lambda does with active tracing
-// and for the handler benchmarks' host (bench/support/handler-host.ts), whose imports load before the
-// bundle it times and must not load what the bundle will (node:dgram, say): this module imports nothing.
+// and for the host of a bundled function (lambda-host.ts), whose imports load before the bundle it
+// times and must not load what the bundle will (node:dgram, say): this module imports nothing.
 
 /** The trace header Lambda sets for one invocation: its own trace id, Lambda's function segment as parent. */
 export const traceHeader = (sampled: boolean) => {

@@ -1,0 +1,71 @@
+// One Lambda execution environment, as Lambda's Node runtime runs a function: a process of its own
+// (lambda-process.ts starts it in the function's environment) that imports a bundle at init, then on
+// request runs its handler, one invocation after another as on-demand Lambda does, each with a
+// Lambda context and, under active tracing, a trace header of its own. It answers with the last
+// answer and the CPU and wall times taken; its first message times the import, which the handler
+// benchmarks measure: so it imports nothing the bundle will (trace-header.ts imports nothing; Node
+// loads node:url before any module).
+import { pathToFileURL } from 'node:url';
+import { traceHeader } from './trace-header.ts';
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+/** The parent's requests: run `event` this many times, or stop. */
+export type HostRequest = { event: unknown; invocations: number } | 'stop';
+/** The host's first message, once the bundle is imported. */
+export type Ready = { importMs: number; importCpuMs: number };
+/** `answer`: the last invocation's (`{ error }` if it threw); `trace`: its trace header, under active tracing. */
+export type RunResult = { cpuMs: number; wallMs: number[]; answer: unknown; trace?: ReturnType<typeof traceHeader> };
+
+/** The bundle's entry, its export, and `sampled` or `unsampled` under active tracing (none: tracing off). */
+const [file, exportName, tracing] = process.argv.slice(2) as [string, string, string | undefined];
+/** CPU time, which other processes on a busy machine disturb far less than wall time. */
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+};
+const [imported, importCpu] = [performance.now(), process.cpuUsage()];
+const handler = ((await import(pathToFileURL(file).href)) as Record<string, Handler>)[exportName]!;
+const [importMs, importCpuMs] = [performance.now() - imported, cpuMs(importCpu)];
+const { AWS_LAMBDA_FUNCTION_NAME: NAME, AWS_REGION: REGION, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: MEMORY } = process.env;
+const context = () => ({
+  callbackWaitsForEmptyEventLoop: true,
+  functionName: NAME,
+  functionVersion: '$LATEST',
+  invokedFunctionArn: `arn:aws:lambda:${REGION}:000000000000:function:${NAME}`,
+  memoryLimitInMB: MEMORY,
+  awsRequestId: crypto.randomUUID(),
+  logGroupName: `/aws/lambda/${NAME}`,
+  logStreamName: 'host',
+  getRemainingTimeInMillis: () => 10_000,
+});
+
+// With active tracing, Lambda gives each invocation its own trace header, sampled or not.
+let trace: ReturnType<typeof traceHeader> | undefined;
+const invoke = (input: unknown) => {
+  if (tracing) {
+    trace = traceHeader(tracing === 'sampled');
+    process.env._X_AMZN_TRACE_ID = trace.header;
+  }
+  return handler(input, context()).catch((error: Error) => ({ error: error.message }));
+};
+
+const run = async ({ event, invocations }: Exclude<HostRequest, 'stop'>): Promise<RunResult> => {
+  // A fresh event per invocation, as the runtime parses each anew, made before the clock starts.
+  const events = Array.from({ length: invocations }, () => structuredClone(event));
+  const wallMs: number[] = [];
+  let answer: unknown;
+  const cpu = process.cpuUsage();
+  for (const input of events) {
+    const begun = performance.now();
+    answer = await invoke(input);
+    wallMs.push(performance.now() - begun);
+  }
+  return { cpuMs: cpuMs(cpu), wallMs, answer, ...(trace && { trace }) };
+};
+
+// One answer per request, in order: the parent sends the next request once it has the answer.
+process.on('message', async (message: HostRequest) => {
+  if (message === 'stop') process.exit(0);
+  process.send!(await run(message));
+});
+process.send!({ importMs, importCpuMs } satisfies Ready);

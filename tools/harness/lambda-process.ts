@@ -1,0 +1,86 @@
+// A bundled function run as Lambda runs it, for the tests of synthesized bundles and the handler
+// benchmarks: its bundle copied away from node_modules (only what is in it loads), imported in a
+// fresh process (lambda-host.ts) with the environment the stack and Lambda give the function.
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { dynamodbEnvironment, LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import { tables } from '../../shared/dynamodb/tables.ts';
+import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+import type { HostRequest, Ready, RunResult } from './lambda-host.ts';
+
+const HOST = fileURLToPath(new URL('./lambda-host.ts', import.meta.url));
+const STAGE = 'staging';
+
+export interface LambdaProcessOptions {
+  /** The bundle's directory: index.mjs and the chunks of its code splitting. */
+  readonly bundle: string;
+  /** The export to call: Lambda's `index.handler` unless named (the bench's floor holds one per function). */
+  readonly exportName?: string;
+  readonly functionName: string;
+  /** The DynamoDB's URL, with its credential as user info when it checks one. */
+  readonly dynamodbEndpoint: string;
+  /** Active tracing: the X-Ray daemon's address, and whether Lambda samples the invocations. None: tracing off. */
+  readonly tracing?: { readonly daemonAddress: string; readonly sampled: boolean } | undefined;
+  /** More of the function's environment (its cursor secret's, say). */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Node's options: staging's `--enable-source-maps` (infra/stages.ts), or none. */
+  readonly nodeOptions?: readonly string[];
+}
+
+/** What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed. */
+const lambdaProcessEnvironment = ({ functionName, dynamodbEndpoint, tracing, environment }: LambdaProcessOptions) => {
+  // By name, as deployed, where the SDK looks DynamoDB's endpoint up (with it, the first use of
+  // libuv's thread pool).
+  const endpoint = new URL(dynamodbEndpoint);
+  if (endpoint.hostname === '127.0.0.1') endpoint.hostname = 'localhost';
+  return {
+    PATH: process.env.PATH,
+    ...dynamodbEnvironment(endpoint.href),
+    AWS_DEFAULT_REGION: LOCAL_AWS_ENV.AWS_REGION,
+    AWS_LAMBDA_FUNCTION_NAME: `petstore-${STAGE}-${functionName}`,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    ...powertoolsEnvironment(STAGE, 'INFO', tracing !== undefined),
+    ...(tracing && {
+      AWS_XRAY_DAEMON_ADDRESS: tracing.daemonAddress,
+      AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+      LAMBDA_TASK_ROOT: '/var/task',
+      _HANDLER: 'index.handler',
+    }),
+    ...Object.fromEntries(tables.map((table) => [table.envVar, table.name])),
+    ...environment,
+  };
+};
+
+/** A fresh process holding the function, its bundle imported. Its log lines go nowhere we read. */
+export const startLambdaProcess = async (options: LambdaProcessOptions) => {
+  const dir = mkdtempSync(join(tmpdir(), `petstore-${options.functionName}-`));
+  cpSync(options.bundle, dir, { recursive: true });
+  const trace = options.tracing && (options.tracing.sampled ? 'sampled' : 'unsampled');
+  const child = fork(HOST, [join(dir, 'index.mjs'), options.exportName ?? 'handler', ...(trace ? [trace] : [])], {
+    cwd: dir,
+    env: lambdaProcessEnvironment(options),
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: [...(options.nodeOptions ?? [])],
+  });
+  const exited = once(child, 'exit').finally(() => rmSync(dir, { recursive: true, force: true }));
+  const [ready] = await Promise.race([once(child, 'message'), exited]);
+  if (child.exitCode !== null) throw new Error(`the host of ${options.bundle} exited with ${child.exitCode}`);
+  return {
+    ready: ready as Ready,
+    /** Runs `event` `invocations` times one after another (the host answers each request with one message). */
+    invoke: async (event: unknown, invocations = 1) => {
+      child.send({ event, invocations } satisfies HostRequest);
+      return ((await once(child, 'message')) as [RunResult])[0];
+    },
+    stop: async () => {
+      child.send('stop' satisfies HostRequest);
+      await exited;
+    },
+  };
+};
