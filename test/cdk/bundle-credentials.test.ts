@@ -11,9 +11,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
-import { bundleSources } from './support/bundle.ts';
+import { bundleSources, functionBundle } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
-import { resource } from './support/template.ts';
 
 let app: SynthesizedApp;
 let dynamodb: TestDynamoDB;
@@ -22,11 +21,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => dynamodb?.close());
 
-const getPetBundle = () => {
-  const key = resource(app.template('staging'), app.index.staging.functions.getPet.function).Properties!.Code
-    .S3Key as string;
-  return join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
-};
+const getPetBundle = () => functionBundle(app, 'staging', 'getPet');
 
 test('the bundle holds the environment credential provider and none of the rest of the chain', () => {
   const sources = bundleSources(getPetBundle());

@@ -1,16 +1,10 @@
-// createPet's bundle loads its idempotency code on the first request with an Idempotency-Key, from
-// a chunk beside index.mjs (shared/lambda/idempotency.ts; esbuild's code splitting,
-// infra/constructs/bundled-function.ts): run away from node_modules as Lambda runs it
-// (tools/harness/lambda-process.ts), against DynamoDB, a keyed create and its retry still make
-// one animal, and a create without a key works before the chunk was ever loaded.
-import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startLambdaProcess } from '../../tools/harness/lambda-process.ts';
 import { sampleEvent, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { functionBundle } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
-import { resource } from './support/template.ts';
 
 let app: SynthesizedApp;
 let dynamodb: TestDynamoDB;
@@ -20,11 +14,9 @@ beforeAll(async () => {
 afterAll(() => dynamodb?.close());
 
 test('a cold createPet answers a create without a key, then loads its idempotency chunk for a keyed one and replays it', async () => {
-  const key = resource(app.template('production'), app.index.production.functions.createPet.function).Properties!.Code
-    .S3Key as string;
   // One process, as one Lambda environment: no key, then a key, then its retry.
   const host = await startLambdaProcess({
-    ...{ bundle: join(app.dir, `asset.${key.replace(/\.zip$/, '')}`), functionName: 'createPet' },
+    ...{ bundle: functionBundle(app, 'production', 'createPet'), functionName: 'createPet' },
     dynamodbEndpoint: dynamodb.endpoint,
   });
   const create = async (headers: Record<string, string> = {}) => {

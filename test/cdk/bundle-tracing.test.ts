@@ -16,9 +16,8 @@ import { sampleEvent, sampleRequests } from '../../tools/harness/sample-requests
 import { startXRayDaemon, type XRayDaemon } from '../../tools/harness/xray-daemon.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { segmentDocumentErrors } from '../support/xray.ts';
-import { bundleSources } from './support/bundle.ts';
+import { bundleSources, functionBundle } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
-import { resource } from './support/template.ts';
 
 let app: SynthesizedApp;
 let dynamodb: TestDynamoDB;
@@ -31,11 +30,7 @@ afterAll(async () => {
   await dynamodb?.close();
 });
 
-const stagingBundle = (name: 'getPet') => {
-  const key = resource(app.template('staging'), app.index.staging.functions[name].function).Properties!.Code
-    .S3Key as string;
-  return join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
-};
+const stagingBundle = (name: 'getPet') => functionBundle(app, 'staging', name);
 
 test('a staging bundle holds no X-Ray SDK: its own emitter, and nothing the SDK brought (cls-hooked, semver)', () => {
   const sources = bundleSources(stagingBundle('getPet'));

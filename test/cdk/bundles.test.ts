@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { FUNCTION_NAMES, type FunctionName, routes } from '../../shared/api/routes.ts';
 import { sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { proxyEvent } from '../support/in-process.ts';
-import { bundleSources, moduleSources } from './support/bundle.ts';
+import { bundleSources, functionBundle, moduleSources } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { resource } from './support/template.ts';
 
@@ -21,11 +21,7 @@ beforeAll(async () => {
 }, 300_000);
 
 describe('bundles', () => {
-  const assetDir = (name: FunctionName) => {
-    const key = resource(app.template('production'), app.index.production.functions[name].function).Properties!.Code
-      .S3Key as string;
-    return join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
-  };
+  const assetDir = (name: FunctionName) => functionBundle(app, 'production', name);
 
   /** The relative modules `code` imports: statically (`from`, a bare `import`), or dynamically. */
   const chunkImports = (code: string, kind: 'static' | 'dynamic') =>

@@ -6,9 +6,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
-import { bundleSources } from '../cdk/support/bundle.ts';
+import { assetDir, bundleSources } from '../cdk/support/bundle.ts';
 import { type SynthesizedApp, synthesized } from '../cdk/support/synth.ts';
-import { resource } from '../cdk/support/template.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SOURCE_FOLDERS = ['functions', 'shared', 'infra', 'tools', 'client'];
@@ -131,8 +130,7 @@ describe('Lambda bundles', () => {
       ...Object.entries(releaseHooks).map(([name, { function: id }]) => [`${name} hook`, id, 1] as const),
     ];
     for (const [name, logicalId, entries] of bundles) {
-      const key = resource(app.template('staging'), logicalId).Properties!.Code.S3Key as string;
-      const dir = join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
+      const dir = assetDir(app, 'staging', logicalId);
       // Source paths are relative to the bundle's folder: made repository-relative here.
       const bundled = bundleSources(dir).map((source) => relative(ROOT, resolve(dir, source)));
       expect(bundled.filter((s) => s.startsWith('functions/')).length, name).toBe(entries);

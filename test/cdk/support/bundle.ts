@@ -2,6 +2,20 @@
 // (infra/constructs/bundled-function.ts), each with its source map.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DeployedStage } from '../../../infra/stages.ts';
+import type { FunctionName } from '../../../shared/api/routes.ts';
+import type { SynthesizedApp } from './synth.ts';
+import { resource } from './template.ts';
+
+/** The folder `cdk synth` bundled the Lambda function `logicalId` into: its asset, named by its code's S3 key. */
+export const assetDir = (app: SynthesizedApp, stage: DeployedStage, logicalId: string): string => {
+  const key = resource(app.template(stage), logicalId).Properties!.Code.S3Key as string;
+  return join(app.dir, `asset.${key.replace(/\.zip$/, '')}`);
+};
+
+/** The bundle of one of the API's functions. */
+export const functionBundle = (app: SynthesizedApp, stage: DeployedStage, name: FunctionName): string =>
+  assetDir(app, stage, app.index[stage].functions[name].function);
 
 /** The sources one module's map names, relative to the bundle's folder as esbuild writes them. */
 export const moduleSources = (dir: string, file: string): string[] =>
