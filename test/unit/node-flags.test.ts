@@ -19,7 +19,7 @@ describe('Node flags of the local server', () => {
   test.each([
     ['start', 'infra/local/server.ts'],
     ['dev', 'infra/local/dev.ts'],
-  ])('npm %s runs %s with the young and old generations capped, and the harness reads it from there', (script, entry) => {
+  ])('npm %s runs %s with V8’s generations capped, and the harness reads them from there', (script, entry) => {
     expect(scripts[script]).toBe(`exec node ${YOUNG_GENERATION} ${OLD_GENERATION} ${entry}`);
     expect(npmScriptFlags(entry)).toEqual([YOUNG_GENERATION, OLD_GENERATION]);
   });
