@@ -74,6 +74,8 @@ export const keyUsage = (file: string | undefined): KeyUsage => {
   let timer: NodeJS.Timeout | undefined;
   /** The write under way: the counts it adds, and once it writes, the file it puts in place. */
   let writing: { counts: Saved; text?: string } | undefined;
+  /** Set by the exit's write, which has put everything in place: a write still under way must not land after it. */
+  let closed = false;
 
   const warn = (error: unknown) =>
     console.warn(`warning: could not keep the keys' daily counts in ${file}: ${(error as Error).message}`);
@@ -85,12 +87,13 @@ export const keyUsage = (file: string | undefined): KeyUsage => {
     pending = { day: counts.day, used: {} };
     writing = { counts };
     try {
-      const text = JSON.stringify(
-        addTo(parse(await readFile(file, 'utf8').catch(() => undefined)), counts.day, counts.used),
-      );
+      const onDisk = await readFile(file, 'utf8').catch(() => undefined);
+      if (closed) return;
+      const text = JSON.stringify(addTo(parse(onDisk), counts.day, counts.used));
       writing.text = text;
       const temporary = `${file}.${process.pid}.tmp`;
       await writeFile(temporary, text, { mode: 0o600 });
+      if (closed) return;
       await rename(temporary, file);
       known = JSON.parse(text) as Saved;
     } catch (error) {
@@ -98,7 +101,7 @@ export const keyUsage = (file: string | undefined): KeyUsage => {
       if (pending.day === counts.day) pending = addTo(pending, counts.day, counts.used); // tried again next time
     } finally {
       writing = undefined;
-      if (!isEmpty(pending)) timer ??= setTimeout(writeSoon, WRITE_AFTER_MS).unref();
+      if (!closed && !isEmpty(pending)) timer ??= setTimeout(writeSoon, WRITE_AFTER_MS).unref();
     }
   };
 
@@ -106,6 +109,7 @@ export const keyUsage = (file: string | undefined): KeyUsage => {
   const writeNow = () => {
     clearTimeout(timer);
     if (!file || (isEmpty(pending) && !writing)) return;
+    closed = true;
     const text = readText(file);
     const landed = writing?.text !== undefined && text === writing.text;
     // A write under way took its counts out of `pending`, which keeps their day.
