@@ -52,10 +52,23 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
     return items;
   };
 
+  /**
+   * Stores a new key's item, never over another. Its hash is of a fresh random key, so a failed
+   * condition means this very put landed before: the SDK retried it after its answer was lost
+   * (a timeout). The item found then is ours, and the key is issued, not refused.
+   */
   const putNew = async (item: KeyItem) => {
-    await client.send(
-      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(keyHash)' }),
-    );
+    try {
+      await client.send(
+        new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(keyHash)' }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: { keyHash: item.keyHash }, ConsistentRead: true }),
+      );
+      if (Item?.keyId !== item.keyId) throw error;
+    }
   };
 
   const issue = async (label: string, { scope, expiresAt }: NewKeyOptions, rotatedFrom?: string) => {
