@@ -65,8 +65,11 @@ export const lambdaBuildOptions = (entry: string, outdir: string): BuildOptions 
 
 /**
  * NodejsFunction bundles into one `--outfile`, which esbuild's code splitting cannot use (it
- * needs an outdir), so the stack bundles itself: an asset bundled locally (CDK's `local`
- * bundling), handed to NodejsFunction as its `code`. The entry is a field so that it is part of
+ * needs an outdir: https://github.com/evanw/esbuild/issues/1666), so the stack bundles itself: an
+ * asset bundled locally (CDK's `local` bundling), handed to NodejsFunction as its `code`. Lambda
+ * runs `index.mjs` as an ES module and loads the chunks beside it by their relative imports
+ * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-nodejs.html#designate-es-module);
+ * test/cdk/bundles.test.ts runs each bundle that way. The entry is a field so that it is part of
  * the asset's cache key: two functions never share a bundle.
  */
 class LocalEsbuild implements ILocalBundling {

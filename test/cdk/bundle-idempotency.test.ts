@@ -1,3 +1,8 @@
+// createPet's bundle loads its idempotency code on the first request with an Idempotency-Key, from
+// a chunk beside index.mjs (shared/lambda/idempotency.ts; esbuild's code splitting,
+// infra/constructs/bundled-function.ts): run away from node_modules as Lambda runs it
+// (tools/harness/lambda-process.ts), against DynamoDB, a keyed create and its retry still make
+// one animal, and a create without a key works before the chunk was ever loaded.
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startLambdaProcess } from '../../tools/harness/lambda-process.ts';

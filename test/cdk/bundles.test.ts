@@ -2,18 +2,20 @@
 // esbuild's code splitting, each file with its source map and the AWS SDK inside, the same in
 // both stages, each loading on its own in Node 24 and answering a request that needs no database;
 // createPet's idempotency code in a chunk of its own that its import does not load.
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { FUNCTION_NAMES, type FunctionName, routes } from '../../shared/api/routes.ts';
-import { sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
-import { proxyEvent } from '../support/in-process.ts';
+import { startLambdaProcess } from '../../tools/harness/lambda-process.ts';
+import { sampleEvent, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { bundleSources, functionBundle, moduleSources } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { resource } from './support/template.ts';
+
+/** A DynamoDB address nothing listens on (port 9, discard). */
+const NOWHERE = 'http://127.0.0.1:9';
 
 let app: SynthesizedApp;
 beforeAll(async () => {
@@ -102,58 +104,33 @@ describe('bundles', () => {
     }
   });
 
-  test('every bundle loads on its own in Node 24 and answers a request that needs no database', () => {
-    // Copied out of the repository, so that only what is in the bundle can load, and run
-    // in a child process, as Lambda would load it: no vitest module runner in between.
-    // Each operation's invalid sample (tools/harness/sample-requests.ts): refused before any database call.
-    const operations = routes.map(({ operationId }) => {
-      const { method, path, headers, body } = sampleHttpRequest(operationId, sampleRequests[operationId].invalid, {
-        versioned: true,
-      });
-      return { name: operationId, event: proxyEvent({ method, path, headers, body, requestId: 'req-1' }) };
-    });
-    const script = `
-      const [authorizerDir, casesJson] = process.argv.slice(1);
-      const authorizer = await import(authorizerDir + '/index.mjs');
-      const context = { functionName: 'smoke', functionVersion: '1', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:smoke',
-        memoryLimitInMB: '1024', awsRequestId: 'aws-request', logGroupName: 'g', logStreamName: 's', getRemainingTimeInMillis: () => 10000 };
-      const refused = await authorizer.handler({ type: 'TOKEN', authorizationToken: 'Basic abc', methodArn: 'arn:aws:execute-api:eu-west-1:1:api/staging/GET/v1/pets' }, context)
-        .then(() => 'allowed', (error) => error.message);
-      const answers = [];
-      for (const { dir, event } of JSON.parse(casesJson)) {
-        const answer = await (await import(dir + '/index.mjs')).handler(event, context);
-        answers.push([answer.statusCode, JSON.parse(answer.body).code, JSON.parse(answer.body).requestId]);
+  test('every bundle loads on its own in Node 24 and answers a request that needs no database', async () => {
+    // Each in a process of its own, its bundle copied out of the repository so that only what is
+    // in it can load, as Lambda runs it (tools/harness/lambda-process.ts). Each operation's invalid
+    // sample (tools/harness/sample-requests.ts) is refused before any database call: the
+    // DynamoDB address is one nothing listens on.
+    const run = async (name: FunctionName, event: unknown) => {
+      const host = await startLambdaProcess({ bundle: assetDir(name), functionName: name, dynamodbEndpoint: NOWHERE });
+      try {
+        return (await host.invoke(event)).answer;
+      } finally {
+        await host.stop();
       }
-      console.log(JSON.stringify({ refused, answers }));
-    `;
-    const outside = mkdtempSync(join(tmpdir(), 'petstore-bundles-'));
-    let output: string;
-    try {
-      const copy = (name: FunctionName) => {
-        cpSync(assetDir(name), join(outside, name), { recursive: true });
-        return join(outside, name);
-      };
-      const cases = operations.map(({ name, event }) => ({ dir: copy(name), event }));
-      output = execFileSync(
-        process.execPath,
-        ['--input-type=module', '-e', script, copy('authorizer'), JSON.stringify(cases)],
-        {
-          cwd: outside,
-          encoding: 'utf8',
-          env: {
-            PATH: process.env.PATH,
-            AWS_REGION: 'eu-west-1',
-            POWERTOOLS_LOG_LEVEL: 'SILENT',
-            POWERTOOLS_METRICS_DISABLED: 'true',
-          },
-        },
-      );
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
-      refused: 'Unauthorized',
-      answers: operations.map(() => [400, 'BAD_REQUEST', 'req-1']),
+    };
+    const refused = await run('authorizer', {
+      type: 'TOKEN',
+      authorizationToken: 'Basic abc',
+      methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:api/staging/GET/v1/pets',
     });
+    expect(refused).toEqual({ error: 'Unauthorized' });
+    for (const { operationId } of routes) {
+      const event = sampleEvent(operationId, sampleRequests[operationId].invalid);
+      const { statusCode, body } = (await run(operationId, event)) as APIGatewayProxyResult;
+      expect([statusCode, JSON.parse(body).code, JSON.parse(body).requestId], operationId).toEqual([
+        400,
+        'BAD_REQUEST',
+        event.requestContext.requestId,
+      ]);
+    }
   });
 });
