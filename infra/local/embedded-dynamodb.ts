@@ -5,7 +5,13 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+  ResourceInUseException,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { type TableDefinition, tables } from '../../shared/dynamodb/tables.ts';
 import { persistentSecret, readOwner } from './data-dir.ts';
@@ -85,17 +91,30 @@ export const createTableInput = (table: TableDefinition, tableName = table.name)
   };
 };
 
+/**
+ * Creates a table, unless it exists, and returns once it takes writes. dynalite answers
+ * CreateTable with the table CREATING and marks it ACTIVE from a timer; until then every
+ * write to it is refused as ResourceNotFoundException, and on a busy machine the timer
+ * can run after the caller's next request.
+ */
+export const createTable = async (client: DynamoDBClient, input: CreateTableCommandInput): Promise<void> => {
+  try {
+    await client.send(new CreateTableCommand(input));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  // The waiter's first DescribeTable is immediate; the delays (seconds) suit a local store.
+  await waitUntilTableExists(
+    { client, minDelay: 0.01, maxDelay: 0.2, maxWaitTime: 10 },
+    { TableName: input.TableName },
+  );
+};
+
 /** Creates every table of shared/dynamodb/tables.ts that does not exist yet. */
 export const ensureTables = async (endpoint: string): Promise<void> => {
   const client = new DynamoDBClient(localClientConfig(endpoint));
   try {
-    for (const table of tables) {
-      try {
-        await client.send(new CreateTableCommand(createTableInput(table)));
-      } catch (error) {
-        if (!(error instanceof ResourceInUseException)) throw error;
-      }
-    }
+    for (const table of tables) await createTable(client, createTableInput(table));
   } finally {
     client.destroy();
   }

@@ -1,9 +1,9 @@
 // Creating and reading animals in dynalite: ids never collide, a create never
 // overwrites, and items hold the four Animal fields and their status index key.
-import { ConditionalCheckFailedException, CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTableInput } from '../../infra/local/embedded-dynamodb.ts';
+import { createTable, createTableInput } from '../../infra/local/embedded-dynamodb.ts';
 import { MAX_ID, type Pet } from '../../shared/api/schemas.ts';
 import { createCursorCodec } from '../../shared/domain/cursor.ts';
 import type { IdAllocator } from '../../shared/domain/id-allocator.ts';
@@ -112,7 +112,7 @@ describe('create', () => {
 
   test('ids reach 2^53−1 and stop there: past it, create fails and stores nothing', async () => {
     const table = 'counters-near-the-end';
-    await db.client.send(new CreateTableCommand(createTableInput(countersTable, table)));
+    await createTable(db.client, createTableInput(countersTable, table));
     await db.client.send(new PutCommand({ TableName: table, Item: { counter: 'petId', value: MAX_ID - 100 } }));
     const pet = await repository({ countersTableName: table }).create({
       name: 'Last block',
