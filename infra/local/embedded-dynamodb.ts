@@ -19,6 +19,7 @@ import { requireCredential, withCredential } from './dynamodb-credential.ts';
 import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
 import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item write: no phantom after a crash
+import { finishTableCreation } from './dynalite-table-creation.ts';
 
 const SECRET_FILE = 'dynamodb-secret';
 
@@ -32,7 +33,10 @@ export interface EmbeddedDynamoDB {
 
 export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDynamoDB> => {
   const secret = persistentSecret(dataDir, SECRET_FILE);
-  const server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const path = join(dataDir, 'dynamodb');
+  for (const table of await finishTableCreation(path))
+    console.warn(`warning: table ${table} was left CREATING by a start that was killed; its creation is finished now`);
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   requireCredential(server, secret);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -114,7 +118,7 @@ export const createTable = async (client: DynamoDBClient, input: CreateTableComm
 export const ensureTables = async (endpoint: string): Promise<void> => {
   const client = new DynamoDBClient(localClientConfig(endpoint));
   try {
-    for (const table of tables) await createTable(client, createTableInput(table));
+    await Promise.all(tables.map((table) => createTable(client, createTableInput(table))));
   } finally {
     client.destroy();
   }
