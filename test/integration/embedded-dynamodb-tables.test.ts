@@ -23,7 +23,7 @@ import { countersTable, petsTable, tables } from '../../shared/dynamodb/tables.t
 import { newDataDir } from '../../tools/harness/local-server.ts';
 
 /** How long this dynalite keeps a new table CREATING: far longer than a request takes. */
-const CREATE_MS = 300;
+const CREATE_MS = 1_000;
 const server = dynalite({ createTableMs: CREATE_MS });
 let endpoint: string;
 let client: DynamoDBClient;
@@ -105,4 +105,4 @@ test('a start killed while creating its tables leaves none unusable', async () =
     await restarted.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-}, 8_000);
+}, 20_000);
