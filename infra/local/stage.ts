@@ -2,7 +2,7 @@
 // them, and the emulated API Gateway in front. `npm start` (server.ts) runs one;
 // benchmarks start one in-process.
 
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { API_VERSION_PATH, AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
@@ -87,10 +87,32 @@ export interface StageServer {
 }
 
 /**
+ * `listener` once `opened` resolves; the requests that come before wait for it (their sockets
+ * are closed if it rejects). The server listens before its key is registered (so that a start
+ * that cannot listen registers and mints nothing), and a client that called as soon as the port
+ * took connections got 401 for the very key it had given the server in PETSTORE_API_KEY.
+ */
+const heldUntil = (opened: Promise<void>, listener: RequestListener): RequestListener => {
+  let current: RequestListener = (req, res) => {
+    opened.then(
+      () => listener(req, res),
+      () => res.destroy(),
+    );
+  };
+  opened.then(
+    () => {
+      current = listener; // from then on, nothing between the server and the gateway
+    },
+    () => undefined,
+  );
+  return (req, res) => current(req, res);
+};
+
+/**
  * The stage's HTTP side: the functions, loaded as Lambda loads them (from the process's
  * environment: functionEnvironment), behind the emulated gateway.
  */
-export const createStageServer = async (options: GatewaySettings): Promise<StageServer> => {
+export const createStageServer = async (options: GatewaySettings, opened?: Promise<void>): Promise<StageServer> => {
   const functionConcurrency = options.functionConcurrency ?? LOCAL_FUNCTION_CONCURRENCY;
   const functions = Object.fromEntries(
     await Promise.all(
@@ -119,7 +141,8 @@ export const createStageServer = async (options: GatewaySettings): Promise<Stage
   // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
   // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
   const server = createServer({ requireHostHeader: false });
-  const pipelines = servePipelined(server, gateway, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH);
+  const listener = opened ? heldUntil(opened, gateway) : gateway;
+  const pipelines = servePipelined(server, listener, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH);
   // What Node answers outside a request goes after the answers to the requests before it.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
     error.code === 'ECONNRESET'
@@ -215,9 +238,10 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   let data: LocalData | undefined;
   let stage: StageServer | undefined;
   let management: ManagementEndpoint | undefined;
+  const opened = Promise.withResolvers<void>(); // requests wait for the key (heldUntil)
   try {
     data = await openLocalData(lock, options);
-    stage = await createStageServer(options);
+    stage = await createStageServer(options, opened.promise);
     // Before the key: a start that cannot listen mints no development key. If it fails, a
     // directory this start created is removed, and one from before is left as it was.
     await listen(stage.server, options.port, options.host);
@@ -226,6 +250,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       flushAuthorizerCache: stage.flushAuthorizerCache,
     });
     lock.update({ dynamodbAddress: data.dynamodb.address, managementEndpoint: management.endpoint });
+    opened.resolve();
     return {
       baseUrl: baseUrlOf(stage.server, options.host),
       key,
@@ -241,6 +266,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
       },
     };
   } catch (error) {
+    opened.reject(error);
     stage?.server.close();
     await management?.close();
     await data?.close();
