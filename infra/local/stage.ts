@@ -239,6 +239,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
   let stage: StageServer | undefined;
   let management: ManagementEndpoint | undefined;
   const opened = Promise.withResolvers<void>(); // requests wait for the key (heldUntil)
+  opened.promise.catch(() => undefined); // a start that fails before the server exists has no one to tell
   try {
     data = await openLocalData(lock, options);
     stage = await createStageServer(options, opened.promise);
