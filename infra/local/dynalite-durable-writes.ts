@@ -6,7 +6,7 @@
 // nothing) written with `sync`, so an answered write survives a power loss too.
 // Patched, like dynalite-iterators.ts, because dynalite has no hook for it; remove
 // when dynalite writes items atomically.
-import { createRequire } from 'node:module';
+import { fromDynalite, fromLevel } from './dynalite-modules.ts';
 import { itemWritten } from './fault-injection.ts';
 
 type Operation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
@@ -37,11 +37,10 @@ interface DynaliteDb {
   createKey(item: Record<string, unknown>, table: Table): string;
 }
 
-// dynalite's own modules and its two LevelDB classes (on disk, in memory), wherever npm put them.
-const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+// dynalite's own modules and its two LevelDB classes (on disk, in memory).
 const dynaliteDb = fromDynalite('./db') as DynaliteDb;
 type LevelClass = { prototype: LevelDatabase };
-const { ClassicLevel } = createRequire(fromDynalite.resolve('level'))('classic-level') as { ClassicLevel: LevelClass };
+const { ClassicLevel } = fromLevel('classic-level') as { ClassicLevel: LevelClass };
 const { MemoryLevel } = fromDynalite('memory-level') as { MemoryLevel: LevelClass };
 
 /** Index writes computed by updateIndexes, waiting for the item write they belong to. */

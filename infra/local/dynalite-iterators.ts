@@ -4,7 +4,7 @@
 // ~6 KB of heap and a pinned LevelDB snapshot per request (found by `npm run soak`).
 // Giving the iterators the `return()` dynalite expects closes them. Remove when
 // dynalite closes its iterators itself.
-import { createRequire } from 'node:module';
+import { fromLevel } from './dynalite-modules.ts';
 
 interface ClosableIterator {
   close(): Promise<void>;
@@ -12,9 +12,7 @@ interface ClosableIterator {
 }
 type IteratorClass = { prototype: ClosableIterator };
 
-// abstract-level as dynalite's own LevelDB (level) resolves it, wherever npm put it.
-const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-const fromLevel = createRequire(fromDynalite.resolve('level'));
+// abstract-level as dynalite's own LevelDB (level) resolves it.
 const abstractLevel = fromLevel('abstract-level') as Record<
   'AbstractIterator' | 'AbstractKeyIterator' | 'AbstractValueIterator',
   IteratorClass

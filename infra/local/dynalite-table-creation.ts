@@ -6,7 +6,7 @@
 // store, the data directory's lock held, no creation can be under way, so a table still
 // CREATING is that leftover: it is given the ACTIVE status the timer would have written.
 // Remove when dynalite makes a table ACTIVE at once, or on opening a store.
-import { createRequire } from 'node:module';
+import { fromLevel } from './dynalite-modules.ts';
 
 interface TableRecord {
   TableStatus: string;
@@ -20,9 +20,8 @@ interface LevelStore {
 }
 type LevelClass = new (path: string, options: { valueEncoding: 'json' }) => LevelStore;
 
-// dynalite's own LevelDB class, wherever npm put it (as in dynalite-durable-writes.ts).
-const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-const { ClassicLevel } = createRequire(fromDynalite.resolve('level'))('classic-level') as {
+// dynalite's own LevelDB class.
+const { ClassicLevel } = fromLevel('classic-level') as {
   ClassicLevel: LevelClass;
 };
 

@@ -2,9 +2,9 @@
 // restarts, every animal a listing shows can be fetched by id, and every animal
 // answered 201 is listed and fetched. The server is killed ten times mid-burst.
 import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { fromLevel } from '../../infra/local/dynalite-modules.ts';
 import { newDataDir } from '../../tools/harness/local-server.ts';
 import {
   type Animal,
@@ -95,8 +95,7 @@ test(`SIGKILL ${ROUNDS} times mid-burst: no answered create lost, no phantom lis
 
 /** dynalite's LevelDB class, as the embedded DynamoDB opens its store. */
 const levelOfDynalite = () => {
-  const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-  return createRequire(fromDynalite.resolve('level'))('classic-level') as {
+  return fromLevel('classic-level') as {
     ClassicLevel: new (
       path: string,
       options: { valueEncoding: 'json' },

@@ -1,13 +1,12 @@
 // The local stage's DynamoDB (dynalite 4.0.0) ends each Query and Scan by calling
 // `return()` on a LevelDB iterator; infra/local/dynalite-iterators.ts supplies it,
 // else every listing leaves an iterator open for the life of the server.
-import { createRequire } from 'node:module';
 import { expect, it } from 'vitest';
 import '../../infra/local/embedded-dynamodb.ts';
+import { fromDynalite } from '../../infra/local/dynalite-modules.ts';
 
 // The LevelDB packages exactly as dynalite resolves them.
-const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-const { MemoryLevel } = createRequire(fromDynalite.resolve('memory-level'))('memory-level');
+const { MemoryLevel } = fromDynalite('memory-level');
 
 it('return() closes a LevelDB iterator, as dynalite expects', async () => {
   const db = new MemoryLevel({ valueEncoding: 'json' });

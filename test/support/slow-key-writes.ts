@@ -2,12 +2,11 @@
 // waits PETSTORE_TEST_KEY_WRITE_DELAY_MS first, which widens the moment between the
 // server taking connections and its PETSTORE_API_KEY being registered. Installed before
 // dynalite-durable-writes.ts wraps the same method, so it delays what that one writes.
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fromLevel } from '../../infra/local/dynalite-modules.ts';
 
 type Batch = (this: unknown, operations?: Array<{ key: string }>, options?: object) => Promise<void>;
-const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-const { ClassicLevel } = createRequire(fromDynalite.resolve('level'))('classic-level') as {
+const { ClassicLevel } = fromLevel('classic-level') as {
   ClassicLevel: { prototype: { batch: Batch } };
 };
 const delayMs = Number(process.env.PETSTORE_TEST_KEY_WRITE_DELAY_MS ?? 0);
