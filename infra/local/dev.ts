@@ -34,6 +34,34 @@ const COMPILE_CACHE = resolve('node_modules', '.cache', 'petstore-dev');
 
 const fail = failWith(COMMAND);
 const options = stageOptionsFromEnvironment(COMMAND);
+
+interface Generation {
+  child: ChildProcess;
+  send(message: ToGeneration, socket?: Socket): void;
+}
+let serving: Generation | undefined;
+let loading: Generation | undefined;
+let spare: Generation | undefined;
+const draining = new Set<Generation>(); // answering what they had before a reload
+let changed: string | undefined; // a change seen while a generation was loading
+let packages: string[] | undefined; // what the last generation imported: the next ones import it ahead
+const waiting: Socket[] = []; // connections that came while no generation was ready
+let stopping = false;
+
+const handOver = (generation: Generation, socket: Socket) => generation.send({ type: 'connection' }, socket);
+
+/** Until the first generation is asked to load: a connection that comes meanwhile waits for it. */
+let starting = true;
+const firstLoad = Promise.withResolvers<void>(); // the first generation serves, or could not load
+// From the first moment: a signal while starting stops once the first generation has answered
+// what came meanwhile (a failed start exits through `fail` and never gets there).
+const started = Promise.withResolvers<void>();
+stopOnSignals(async () => {
+  await started.promise;
+  await firstLoad.promise;
+  await stop();
+});
+
 let lock: ReturnType<typeof lockDataDir>;
 try {
   lock = lockDataDir(options.dataDir, 'server');
@@ -42,6 +70,11 @@ try {
 }
 // Paused: a connection's bytes stay unread until the generation that answers it reads them.
 const api = createServer({ pauseOnConnect: true });
+api.on('connection', (socket: Socket) => {
+  if (serving) handOver(serving, socket);
+  else if (loading || starting) waiting.push(socket);
+  else socket.destroy(); // no code loads: nothing would answer it
+});
 try {
   await listen(api, options.port, options.host); // before anything is made in the data directory
 } catch (error) {
@@ -59,21 +92,6 @@ try {
   lock!.abandon();
   fail(`cannot start: ${(error as Error).message}`);
 }
-
-interface Generation {
-  child: ChildProcess;
-  send(message: ToGeneration, socket?: Socket): void;
-}
-let serving: Generation | undefined;
-let loading: Generation | undefined;
-let spare: Generation | undefined;
-const draining = new Set<Generation>(); // answering what they had before a reload
-let changed: string | undefined; // a change seen while a generation was loading
-let packages: string[] | undefined; // what the last generation imported: the next ones import it ahead
-const waiting: Socket[] = []; // connections that came while no generation was ready
-let stopping = false;
-
-const handOver = (generation: Generation, socket: Socket) => generation.send({ type: 'connection' }, socket);
 
 const spawnGeneration = (): Generation => {
   const child = fork(GENERATION, {
@@ -113,6 +131,7 @@ const onMessage = (generation: Generation, message: FromGeneration) => {
     serving = generation;
     loading = undefined;
     for (const socket of waiting.splice(0)) handOver(generation, socket);
+    firstLoad.resolve();
     if (previous) {
       draining.add(previous);
       previous.send({ type: 'drain', stopping: false });
@@ -127,6 +146,7 @@ const onMessage = (generation: Generation, message: FromGeneration) => {
     loading = undefined;
     console.error(`${COMMAND}: the change did not load; still serving the code before it\n${message.message}`);
     if (!serving) for (const socket of waiting.splice(0)) socket.destroy();
+    firstLoad.resolve();
     announceOnce();
     prepareSpare();
     if (changed) reload(changed);
@@ -153,12 +173,6 @@ const reload = (why: string) => {
   loading.send({ type: 'load' });
 };
 
-api.on('connection', (socket: Socket) => {
-  if (serving) handOver(serving, socket);
-  else if (loading) waiting.push(socket);
-  else socket.destroy(); // no code loads: nothing would answer it
-});
-
 const management = await startManagementEndpoint(lock!.dir, {
   // Every generation that answers: the draining ones too, which still hold kept-alive connections.
   flushAuthorizerCache: () => {
@@ -170,7 +184,7 @@ lock!.update({ dynamodbAddress: data!.dynamodb.address, managementEndpoint: mana
 let announced = false;
 /** Prints the address and the key once: when the first generation serves (or could not load). */
 const announceOnce = () => {
-  if (announced) return;
+  if (announced || stopping) return; // stopped before it was announced: no address to print
   announced = true;
   printBanner(
     { ...data!, ...key!, baseUrl: baseUrlOf(api, options.host), dataDir: lock!.dir },
@@ -192,9 +206,11 @@ watcher.on('all', (_event, file) => {
   settle = setTimeout(() => reload(file), SETTLE_MS);
 });
 await once(watcher, 'ready'); // a change saved once the address is printed is seen
+starting = false;
 reload('');
+started.resolve();
 
-stopOnSignals(async () => {
+async function stop(): Promise<void> {
   stopping = true;
   await watcher.close();
   api.close();
@@ -214,4 +230,4 @@ stopOnSignals(async () => {
   await management.close();
   await data!.close();
   lock!.release();
-});
+}

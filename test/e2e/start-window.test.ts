@@ -10,8 +10,10 @@ import { resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { newDataDir, npmScriptFlags } from '../../tools/harness/local-server.ts';
 
-const dataDir = newDataDir();
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const dataDirs: string[] = [];
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 const freePort = () =>
   new Promise<number>((done) => {
@@ -27,17 +29,15 @@ const accepts = (port: number) =>
     socket.once('error', () => done(false));
   });
 
-test('a call made as soon as the port takes connections is answered with the key it was given', async () => {
-  const port = await freePort();
-  const key = `pet_${'k'.repeat(40)}`;
+const key = `pet_${'k'.repeat(40)}`;
+
+/** `npm start`'s server on a new data directory, its key's registration slowed; what it has printed. */
+const startSlowed = (port: number, entry = 'infra/local/server.ts') => {
+  const dataDir = newDataDir();
+  dataDirs.push(dataDir);
   const server = spawn(
     process.execPath,
-    [
-      ...npmScriptFlags('infra/local/server.ts'),
-      '--import',
-      resolve('test/support/slow-key-writes.ts'),
-      'infra/local/server.ts',
-    ],
+    [...npmScriptFlags(entry), '--import', resolve('test/support/slow-key-writes.ts'), entry],
     {
       env: {
         ...process.env,
@@ -55,15 +55,68 @@ test('a call made as soon as the port takes connections is answered with the key
   server.stdout.on('data', (chunk: Buffer) => {
     output += chunk;
   });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    server.once('exit', (code, signal) => done({ code, signal })),
+  );
+  return { server, exited, output: () => output };
+};
+const waitForPort = async (port: number) => {
+  while (!(await accepts(port))) await new Promise((r) => setTimeout(r, 10));
+};
+
+test('a call made as soon as the port takes connections is answered with the key it was given', async () => {
+  const port = await freePort();
+  const { server, exited, output } = startSlowed(port);
   try {
-    while (!(await accepts(port))) await new Promise((r) => setTimeout(r, 10));
-    const printedBeforeTheCall = output;
+    await waitForPort(port);
+    const printedBeforeTheCall = output();
     const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
     expect(printedBeforeTheCall).not.toContain(key); // the call came before the banner, in the moment
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([]);
   } finally {
     server.kill('SIGTERM');
-    await new Promise((done) => server.once('exit', done));
+    await exited;
+  }
+}, 30_000);
+
+// The contract's clean stop holds from the first moment: a process manager may stop the server
+// while it is still starting, with a request already received.
+test.each(['infra/local/server.ts', 'infra/local/dev.ts'])(
+  '%s: a SIGTERM while it starts answers the request it holds, then stops cleanly',
+  async (entry) => {
+    const port = await freePort();
+    const { server, exited, output } = startSlowed(port, entry);
+    try {
+      await waitForPort(port);
+      const held = fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+      await new Promise((r) => setTimeout(r, 200)); // the request is in, held for the key
+      expect(output()).not.toContain(key);
+      server.kill('SIGTERM');
+      const response = await held;
+      expect(response.status).toBe(200);
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(output()).toContain('stopped');
+    } finally {
+      server.kill('SIGKILL');
+    }
+  },
+  30_000,
+);
+
+// `npm run dev` listens first too, then opens the data and loads its first generation of the code.
+test('npm run dev: a call made as soon as the port takes connections is answered', async () => {
+  const port = await freePort();
+  const { server, exited, output } = startSlowed(port, 'infra/local/dev.ts');
+  try {
+    await waitForPort(port);
+    const printedBeforeTheCall = output();
+    const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(printedBeforeTheCall).not.toContain(key);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+  } finally {
+    server.kill('SIGTERM');
+    await exited;
   }
 }, 30_000);
