@@ -20,6 +20,7 @@ import { developmentKey } from './development-key.ts';
 import { type EmbeddedDynamoDB, ensureTables, startEmbeddedDynamoDB } from './embedded-dynamodb.ts';
 import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
+import { reduceMemoryWhenIdle } from './idle-memory.ts';
 import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
 import { recordIndexShards } from './index-shards.ts';
 import type { LocalKeyLimits } from './key-limits.ts';
@@ -150,6 +151,7 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
       : pipelines.afterAnswers(socket, () => answerClientError(error, socket)),
   );
   server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket)));
+  reduceMemoryWhenIdle(server);
   return {
     server,
     flushAuthorizerCache: () => authorizerCache.flush(),
