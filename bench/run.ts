@@ -4,7 +4,7 @@
 //    a bare server making the same DynamoDB call and nothing else (its create a conditional put,
 //    every write synced, as durable as ours), each its own process on its own embedded DynamoDB
 //    holding 1,000 animals: 16 connections over 8 keys per route, then getPet on one; req/s, p50,
-//    p99, CPU per request, the server process's RSS under load and after, every answer's status
+//    p99, CPU per request, the server process's RSS under load, 2 s after it and at rest, every answer's status
 //    (any but the route's, a 429 or a 415 say, fails the run), and DynamoDB requests per API
 //    request counted on the wire (key lookups included).
 // 2. Each Lambda handler alone, warm, tracing off, against the floor (`npm run bench:handlers`
@@ -18,12 +18,14 @@
 // their node_modules: each one's `npm start` as a further side of part 1, named by its
 // directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
 import { basename, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LOCAL_IDLE_MEMORY_SECONDS } from '../infra/local/config.ts';
 import type { OperationId } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer } from '../tools/harness/local-server.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
 import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
-import { comparisonTable, failures, rssAfterTarget, scalingTarget, serverTargets } from './support/report.ts';
+import { comparisonTable, failures, rssAtRestTarget, scalingTarget, serverTargets } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
 import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
 import { type Comparison, compare, type LoadOptions } from './support/side-by-side.ts';
@@ -74,12 +76,29 @@ type Measured = [string, Requests | ((server: BenchServer, animals: number) => P
 /** A part's figures: printed, set against their targets, written to bench/results.json. */
 type Part = { text: string; targets: Target[]; failures?: string[]; figures: unknown };
 
-type Targets = (comparisons: Comparison[], rssAfterMB: number) => Target[];
+/** The second side's RSS after the load: 2 s after, and at rest (idle-memory.ts has given back what the load grew). */
+type MemoryAfter = { rssAfterMB: number; rssAtRestMB: number };
+type Targets = (comparisons: Comparison[], memory?: MemoryAfter) => Target[];
+
+const memoryAfter = async (server: BenchServer): Promise<MemoryAfter> => {
+  const rssMB = async () => Math.round((await server.probe.memory(false)).rss / 2 ** 20);
+  await sleep(2000); // no forced GC: what the server holds once idle for a moment
+  const rssAfterMB = await rssMB();
+  await sleep(LOCAL_IDLE_MEMORY_SECONDS * 1000); // its default, as `npm start` runs it
+  return { rssAfterMB, rssAtRestMB: await rssMB() };
+};
+
 /**
  * A side-by-side part: starts and seeds the sides' servers, compares them on each of `measured`
- * (`targets` sets the comparisons against theirs), then reads the second side's RSS; stops them.
+ * (`targets` sets the comparisons against theirs), then, with `memory`, reads the second side's
+ * RSS after the load; stops them.
  */
-const sideBySide = async (sides: Side[], measured: Measured[], targets: Targets = () => []): Promise<Part> => {
+const sideBySide = async (
+  sides: Side[],
+  measured: Measured[],
+  targets: Targets = () => [],
+  { memory = false } = {},
+): Promise<Part> => {
   const names = sides.map(([name]) => name);
   const animals = sides.map(([, , count = SMALL_TABLE]) => count);
   const servers = await Promise.all(sides.map(([, start]) => start()));
@@ -99,15 +118,16 @@ const sideBySide = async (sides: Side[], measured: Measured[], targets: Targets 
       });
       comparisons.push(await compare(name, await Promise.all(compared), options));
     }
-    // After the load: what the server holds once idle for a moment, without a forced GC.
-    await new Promise((done) => setTimeout(done, 2000));
-    const rssAfterMB = Math.round((await servers[1]!.probe.memory(false)).rss / 2 ** 20);
-    const rssAfter = `RSS of the ${names[1]} server's process 2 s after the load: ${rssAfterMB} MB`;
+    const after = memory ? await memoryAfter(servers[1]!) : undefined;
+    const memoryLine =
+      after &&
+      `\nRSS of the ${names[1]} server's process after the load: ${after.rssAfterMB} MB 2 s after, ` +
+        `${after.rssAtRestMB} MB at rest (${LOCAL_IDLE_MEMORY_SECONDS + 2} s after)`;
     return {
-      text: `${comparisonTable(comparisons)}\n${rssAfter}`,
-      targets: targets(comparisons, rssAfterMB),
+      text: `${comparisonTable(comparisons)}${memoryLine ?? ''}`,
+      targets: targets(comparisons, after),
       failures: failures(comparisons),
-      figures: { comparisons, rssAfterMB },
+      figures: { comparisons, ...after },
     };
   } finally {
     await Promise.all(servers.map(disposeServer));
@@ -139,7 +159,8 @@ const server = () =>
       ['createPet', creates, load], // after the reads: creates grow the table
       ['getPet', getSeeded, { ...load, connections: 1 }],
     ],
-    (comparisons, rssAfterMB) => [...comparisons.flatMap(serverTargets), rssAfterTarget(rssAfterMB)],
+    (comparisons, memory) => [...comparisons.flatMap(serverTargets), rssAtRestTarget(memory!.rssAtRestMB)],
+    { memory: true },
   );
 const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
 const handlers = async (): Promise<Part> => {

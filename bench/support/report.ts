@@ -36,8 +36,8 @@ export const serverTargets = (c: Comparison): Target[] => {
   ];
 };
 
-export const rssAfterTarget = (rssAfterMB: number) =>
-  atMost("RSS of npm start's process after the load (MB)", rssAfterMB, T.rssMB);
+export const rssAtRestTarget = (rssAtRestMB: number) =>
+  atMost("RSS of npm start's process at rest after the load (MB)", rssAtRestMB, T.rssMB);
 export const scalingTarget = (c: Comparison) =>
   atMost(`${c.name}: p50, large ÷ small table`, c.ratios.large!.p50.median, T.filteredP50RatioLargeToSmall);
 

@@ -21,6 +21,8 @@ export const LOCAL_DEFAULTS = { port: 3000, host: '127.0.0.1' } as const;
 export const LOCAL_FUNCTION_CONCURRENCY = { limit: 8, queue: 1000 } as const;
 /** Pipelined requests one connection may have waiting before the server stops reading it. */
 export const LOCAL_PIPELINE_DEPTH = 16;
+/** Idle this long after its memory grew, the server gives it back (idle-memory.ts says why not sooner). */
+export const LOCAL_IDLE_MEMORY_SECONDS = 30;
 
 export const Config = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(LOCAL_DEFAULTS.port),
@@ -50,6 +52,8 @@ export const Config = z.object({
   PETSTORE_INDEX_SHARDS: z.coerce.number().int().min(1).max(100).default(1),
   // Seconds the stage cache keeps a GET /v1/pets page, as listingCacheTtlSeconds deployed (listing-cache.ts); 0: none.
   PETSTORE_LISTING_CACHE_TTL: z.coerce.number().int().min(0).max(3600).default(0),
+  // Seconds without a request after which the server gives back the memory load grew (idle-memory.ts); 0: never.
+  PETSTORE_IDLE_MEMORY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(LOCAL_IDLE_MEMORY_SECONDS),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 

@@ -34,6 +34,7 @@ export const stageOptionsFromEnvironment = (
     dynamodbRequestTimeoutMs: config.PETSTORE_DYNAMODB_TIMEOUT_MS,
     statusIndexShards: config.PETSTORE_INDEX_SHARDS,
     listingCacheTtlSeconds: config.PETSTORE_LISTING_CACHE_TTL,
+    idleMemorySeconds: config.PETSTORE_IDLE_MEMORY_SECONDS,
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
   };

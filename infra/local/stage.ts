@@ -50,6 +50,8 @@ export interface LocalStageOptions {
   statusIndexShards?: number;
   /** Seconds a GET /v1/pets page is cached (PETSTORE_LISTING_CACHE_TTL, listingCacheTtlSeconds deployed); 0: none. */
   listingCacheTtlSeconds?: number;
+  /** Seconds idle after which the server gives back the memory load grew (PETSTORE_IDLE_MEMORY_SECONDS); 0 or none: never. */
+  idleMemorySeconds?: number;
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
 }
@@ -76,6 +78,7 @@ export type GatewaySettings = Pick<
   | 'pipelineDepth'
   | 'keyLimits'
   | 'listingCacheTtlSeconds'
+  | 'idleMemorySeconds'
   | 'accessLog'
 >;
 
@@ -151,7 +154,7 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
       : pipelines.afterAnswers(socket, () => answerClientError(error, socket)),
   );
   server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket)));
-  reduceMemoryWhenIdle(server);
+  if (options.idleMemorySeconds) reduceMemoryWhenIdle(server, { idleMs: options.idleMemorySeconds * 1000 });
   return {
     server,
     flushAuthorizerCache: () => authorizerCache.flush(),
