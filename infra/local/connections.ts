@@ -24,6 +24,8 @@ interface Connection {
   /** The request being answered, and the last one Node handed over. */
   current?: IncomingMessage | undefined;
   latest?: IncomingMessage | undefined;
+  /** When an answer last left on it (or it opened): a stop cuts only connections whose answers stopped moving. */
+  movedAt: number;
 }
 
 /**
@@ -34,8 +36,13 @@ interface Connection {
 const IDLE_GRACE_MS = 200;
 /** How long at most the server still accepts connections once closing began. */
 const MAX_LISTEN_AFTER_CLOSE_MS = 5_000;
-/** Past this, connections that still hold requests are closed anyway (well past a function's timeout). */
-const FORCE_CLOSE_MS = 30_000;
+/**
+ * Once closing, a connection that holds requests but has had no answer leave for this long is
+ * cut: its client does not read its answers (well past a function's timeout, so no request of
+ * ours takes that long). One whose answers keep leaving is never cut, however long its backlog
+ * takes: a stop answers every request it had received.
+ */
+const STALL_MS = 30_000;
 
 export interface Pipelines {
   /** Runs `answer` (which writes a response and closes `socket`) once every earlier request of `socket` is answered. */
@@ -44,14 +51,19 @@ export interface Pipelines {
   close(): Promise<void>;
 }
 
-export const servePipelined = (server: Server, listener: RequestListener, maxQueued: number): Pipelines => {
+export const servePipelined = (
+  server: Server,
+  listener: RequestListener,
+  maxQueued: number,
+  { stallMs = STALL_MS } = {},
+): Pipelines => {
   const connections = new Map<Duplex, Connection>();
   let closing = false;
 
   const connectionOf = (socket: Duplex): Connection => {
     let connection = connections.get(socket);
     if (!connection) {
-      connection = { busy: false, waiting: [], paused: false, closed: false };
+      connection = { busy: false, waiting: [], paused: false, closed: false, movedAt: performance.now() };
       connections.set(socket, connection);
     }
     return connection;
@@ -76,6 +88,16 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
     afterGrace(() => {
       if (!connection.busy && !socket.destroyed) (socket as Socket).destroySoon();
     });
+
+  const cutConnectionsStalledFor = (ms: number) => {
+    const stalled = [...connections].filter(([, c]) => c.busy && performance.now() - c.movedAt > ms);
+    if (stalled.length === 0) return;
+    console.warn(
+      `stopping: cut ${stalled.length} connection(s) whose client took no answer for ${ms / 1000} s; ` +
+        `${stalled.reduce((n, [, c]) => n + c.waiting.length, 0)} request(s) waiting on them are not answered`,
+    );
+    for (const [socket] of stalled) socket.destroy();
+  };
 
   const startNext = (socket: Duplex, connection: Connection) => {
     // The client left, or the last answer closed the connection: nobody would get the answers
@@ -111,6 +133,7 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
       const finished = () => {
         if (done) return;
         done = true;
+        connection.movedAt = performance.now();
         if (!res.shouldKeepAlive) connection.closed = true;
         startNext(socket, connection);
       };
@@ -158,7 +181,7 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;
-        const force = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_MS).unref();
+        const cutStalled = setInterval(() => cutConnectionsStalledFor(stallMs), Math.min(stallMs / 4, 1000)).unref();
         // Connections the kernel accepted wait in the listen backlog until Node takes them, one
         // or a few per turn of a busy event loop: stopping to listen would reset them with the
         // requests they carry. So the server listens on until no connection came for a grace
@@ -169,7 +192,7 @@ export const servePipelined = (server: Server, listener: RequestListener, maxQue
           // net.Server's close, not http.Server's: that one also drops every connection between
           // two requests at once, and with it a request the client had sent but Node had not read.
           NetServer.prototype.close.call(server, () => {
-            clearTimeout(force);
+            clearInterval(cutStalled);
             resolve();
           });
           for (const [socket, connection] of connections) closeWhenIdle(socket, connection);
