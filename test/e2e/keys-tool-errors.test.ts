@@ -1,10 +1,12 @@
-// The key tool against a deployed stage it cannot reach says what is wrong and what to
-// do, in a line, and exits non-zero: no stack trace. The "missing stack" answer comes
+// The key tool against a stage it cannot reach says what is wrong and what to do, in a line,
+// and exits non-zero: no stack trace. The "missing stack" answer comes
 // from a stand-in CloudFormation endpoint on loopback (the AWS error, as AWS sends it).
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { disposeServer } from '../../tools/harness/local-server.ts';
+import { startServer } from './support.ts';
 
 let cloudFormation: Server;
 let endpoint: string;
@@ -76,3 +78,17 @@ test('a stage whose stack does not exist: names the stack and what to do', async
   );
   expectOneLineFailure(result, /stack PetStore-staging does not exist in eu-west-1.*deploy/);
 });
+
+// The local stage's data goes through the running server's embedded DynamoDB: a server that does
+// not answer (suspended with Ctrl+Z, or overloaded) is named, in a line, not a stack trace.
+test('a local server that does not answer: says so in a line, and exits non-zero', async () => {
+  const server = await startServer();
+  try {
+    server.process.kill('SIGSTOP');
+    const result = await keys({ PETSTORE_DATA_DIR: server.dataDir }, 'list');
+    expectOneLineFailure(result, /the local server .*did not answer/);
+  } finally {
+    server.process.kill('SIGCONT');
+    await disposeServer(server);
+  }
+}, 60_000);

@@ -21,6 +21,8 @@ import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { revokingFlushes } from './authorizer-cache.ts';
 import { fail } from './fail.ts';
 
+const RESTART = 'restart the local server (npm start)';
+
 export /** Runs `work` against the local stage's keys, through the running server's DynamoDB when there is one. */
 const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Promise<T> => {
   // Empty means unset: resolving "" would take the current directory as the data directory.
@@ -39,9 +41,14 @@ const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Pro
     // serving, and its cache is empty.
     const { managementEndpoint } = owner;
     const keys = localKeys(dynamodb!);
-    if (!managementEndpoint) return work(keys);
-    const flush = () => flushAuthorizerCache(dataDir, managementEndpoint);
-    return work(revokingFlushes(keys, flush, 'local', 'restart the local server (npm start)'));
+    const flush = () => flushAuthorizerCache(dataDir, managementEndpoint!);
+    try {
+      return await work(managementEndpoint ? revokingFlushes(keys, flush, 'local', RESTART) : keys);
+    } catch (error) {
+      // Its DynamoDB's own errors: the server is suspended (Ctrl+Z), overloaded or stopping.
+      const { name, message } = error as Error;
+      return fail(`the local server (pid ${owner.pid}) did not answer (${name}: ${message}); is it running? try again`);
+    }
   }
   let lock: ReturnType<typeof lockDataDir>;
   try {
