@@ -26,12 +26,14 @@ import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { createListingCache } from './listing-cache.ts';
 import {
+  BodyNotReceived,
+  type BodyReaderOptions,
   closeAfterAnswer,
   closesConnection,
+  createBodyReader,
   declaresMoreThanPayloadLimit,
   hasUnknownExpectation,
   RequestAbandoned,
-  readBody,
 } from './request-body.ts';
 import { matchRoute } from './route-matcher.ts';
 import { createThrottle } from './throttle.ts';
@@ -52,6 +54,8 @@ export interface GatewayOptions {
   keyLimits?: KeyLimits | undefined;
   /** Seconds the stage cache keeps a GET /v1/pets page (listing-cache.ts); 0 or undefined: no cache. */
   listingCacheTtlSeconds?: number | undefined;
+  /** The budget of bodies being read, each key's share, and how long a body may take: request-body.ts's unless set (tests). */
+  bodies?: Partial<BodyReaderOptions>;
   accessLog: (line: AccessLogLine) => void;
 }
 
@@ -73,11 +77,22 @@ const EXPECT_DETAIL = 'may only be 100-continue';
 /** `GET /` is where a newcomer starts: the 404 says where the API and its reference are. */
 const ROOT_MESSAGE = 'No such operation: the API is under /v1, and its reference at /docs';
 
+/**
+ * A body that did not come in time is the contract's 400, naming the body, as Node's own request
+ * timeout is (answerClientError): HTTP's 408 has no code in the contract, and a 504 would blame
+ * the function for the client's delay. The answer closes the connection (request-body.ts).
+ */
+const refuseLateBody = (error: unknown): never => {
+  if (!(error instanceof BodyNotReceived)) throw error;
+  throw new GatewayError('DEFAULT_4XX', error.message, true, { field: 'body', message: error.detail });
+};
+
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCache, accessLog } = options;
   const throttle = createThrottle(options.throttle.rate, options.throttle.burst);
   const keyLimiter = createKeyLimiter(options.keyLimits);
   const listingCache = createListingCache(options.listingCacheTtlSeconds ?? 0);
+  const readBody = createBodyReader(options.bodies);
 
   const authorize = async (
     token: string,
@@ -146,7 +161,8 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     log.keyId = identity.principalId;
     const refusal = keyLimiter.take(identity.usageKey);
     if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
-    const body = await readBody(req, res);
+    // Within the caller's own share of the bodies' budget: one key's stalled uploads never hold up another's.
+    const body = await readBody(req, res, identity.principalId).catch(refuseLateBody);
 
     const event = proxyEvent(clientRequest(req, url, body), match, {
       accountId: ACCOUNT,

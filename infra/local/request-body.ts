@@ -1,23 +1,44 @@
 // The request bodies the gateway holds. A body is read only once its request has passed
 // every check the headers allow (route, key, payload limit), never past the largest
-// body a route accepts (MAX_BODY_BYTES), and all bodies being read share one budget.
+// body a route accepts (MAX_BODY_BYTES), within one budget for all bodies being read of
+// which each key has its share (body-budget.ts), and for no longer than BODY_READ_TIMEOUT_MS.
 // What is left of a body nobody reads is not read either: the answer then closes the
 // connection (RFC 9112 §9.6; see closesConnection).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { MAX_BODY_BYTES } from '../../shared/api/routes.ts';
+import { BODIES_IN_FLIGHT_BYTES, type BodyBudgetLimits, createBodyBudget, KEY_SHARE_BYTES } from './body-budget.ts';
 
 /** API Gateway's own payload limit: a request that declares more is refused before anything else. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** How long a connection closed with a body unread stays open after its answer (RFC 9112 §9.6: lingering close): at 2 s, 2 of 1,000 concurrent 10 MiB uploads lost their answer to the reset. */
 const LINGER_MS = 5_000;
-/** What the bodies being read may hold at once, together: a few thousand of the largest. */
-const BODIES_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
+/**
+ * How long a body may take once its reading starts (100 Continue, if asked for, goes then). The
+ * largest (16 KiB) takes well under a second on any working link; a client slower than 1.6 KB/s,
+ * or one that never sends what it declared, held its share of the budget until Node's
+ * requestTimeout (300 s) and, with enough of them, every other key's POST waited as long.
+ */
+const BODY_READ_TIMEOUT_MS = 10_000;
 /** Node's own reading of `Expect` (its `continueExpression`): what it does not take for 100-continue it would answer with a bare 417. */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
 /** The request ended without its whole body: the client left, or its framing was malformed. */
 export class RequestAbandoned extends Error {}
+
+/** The body did not arrive within the time a body may take: its reading stopped, and the answer closes the connection. */
+export class BodyNotReceived extends Error {
+  /** The contract's `details` message for the field `body`. */
+  readonly detail: string;
+  constructor(timeoutMs: number) {
+    const detail = `was not received within ${timeoutMs / 1000} s`;
+    super(`request body ${detail}`);
+    this.detail = detail;
+  }
+}
+
+/** Requests whose body stopped coming in time: the rest is not waited for, whatever its declared size. */
+const cutOff = new WeakSet<IncomingMessage>();
 
 /** Whether the request carries an expectation other than 100-continue. */
 export const hasUnknownExpectation = (req: IncomingMessage): boolean =>
@@ -34,11 +55,12 @@ export const declaresMoreThanPayloadLimit = (req: IncomingMessage): boolean =>
 
 /**
  * Whether the answer to `req` must close the connection: part of its body is still unread
- * and may be large (undeclared, or over what a route accepts). A small declared rest is
- * read and dropped by Node after the answer, and the connection kept.
+ * and may be large (undeclared, or over what a route accepts), or did not come in time (the
+ * client may never send it). A small declared rest is read and dropped by Node after the
+ * answer, and the connection kept.
  */
 export const closesConnection = (req: IncomingMessage): boolean =>
-  !req.complete && !((declaredLength(req) ?? Number.POSITIVE_INFINITY) <= MAX_BODY_BYTES);
+  !req.complete && (cutOff.has(req) || !((declaredLength(req) ?? Number.POSITIVE_INFINITY) <= MAX_BODY_BYTES));
 
 /**
  * Closes `res`'s connection after the answer without losing it: closing a socket with unread
@@ -73,41 +95,51 @@ const dropBuffered = (req: IncomingMessage): void => {
   req.resume();
 };
 
-let inFlight = 0;
-const waiting: Array<() => void> = [];
+export interface BodyReaderOptions extends BodyBudgetLimits {
+  /** How long a body may take once its reading starts. */
+  timeoutMs: number;
+}
 
-const fits = (bytes: number) => inFlight + bytes <= BODIES_IN_FLIGHT_BYTES || inFlight === 0;
+export type BodyReader = (req: IncomingMessage, res: ServerResponse, key: string) => Promise<Buffer>;
 
-/** Takes `bytes` of the budget of all bodies being read (call when they fit); returns its release. */
-const reserve = (bytes: number): (() => void) => {
-  inFlight += bytes;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    inFlight -= bytes;
-    waiting.shift()?.();
+/**
+ * Reads bodies within one budget, of which `key` (the caller's key) holds at most its share:
+ * BODIES_IN_FLIGHT_BYTES, KEY_SHARE_BYTES and BODY_READ_TIMEOUT_MS unless `options` say
+ * otherwise (tests do, to be quick).
+ */
+export const createBodyReader = (options: Partial<BodyReaderOptions> = {}): BodyReader => {
+  const budget = createBodyBudget({
+    totalBytes: options.totalBytes ?? BODIES_IN_FLIGHT_BYTES,
+    keyShareBytes: options.keyShareBytes ?? KEY_SHARE_BYTES,
+  });
+  const timeoutMs = options.timeoutMs ?? BODY_READ_TIMEOUT_MS;
+  return async (req, res, key) => {
+    const length = declaredLength(req);
+    if (req.headers['transfer-encoding'] === undefined && !length) return Buffer.alloc(0);
+    // The client left already: its 'close' is past, and would never release a hold.
+    if (res.closed) throw new RequestAbandoned();
+    const hold = budget.hold(key, Math.min(length ?? Number.POSITIVE_INFINITY, MAX_BODY_BYTES + 1));
+    // Released once the answer is written, or when the client leaves: a request that leaves
+    // while it waits gives up its place, and its turn goes to the next.
+    res.once('close', hold.release);
+    if (hold.turn && !(await hold.turn)) throw new RequestAbandoned();
+    if (res.closed) throw new RequestAbandoned();
+    if (req.headers.expect !== undefined && !req.complete) res.writeContinue();
+    return readHeld(req, timeoutMs);
   };
 };
 
 /**
  * The body, or its first MAX_BODY_BYTES + 1 bytes when it is larger: enough for the function
- * to refuse it (413) as it refuses the whole, which it measures before it looks inside. Sends
- * `100 Continue` first when the client waits for it. The reservation is held until the answer.
+ * to refuse it (413) as it refuses the whole, which it measures before it looks inside.
+ * Rejects with BodyNotReceived when it has not come within `timeoutMs`.
  */
-export const readBody = async (req: IncomingMessage, res: ServerResponse): Promise<Buffer> => {
-  const length = declaredLength(req);
-  if (req.headers['transfer-encoding'] === undefined && !length) return Buffer.alloc(0);
-  const bytes = Math.min(length ?? Number.POSITIVE_INFINITY, MAX_BODY_BYTES + 1);
-  // Waits only when the budget is spent: the usual request takes its share without a turn of the loop.
-  while (!fits(bytes)) await new Promise<void>((resolve) => waiting.push(resolve));
-  if (res.closed) throw new RequestAbandoned(); // the client left while it waited: its 'close' is past
-  res.once('close', reserve(bytes));
-  if (req.headers.expect !== undefined && !req.complete) res.writeContinue();
-  return new Promise((resolve, reject) => {
+const readHeld = (req: IncomingMessage, timeoutMs: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const stop = () => {
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.pause();
@@ -125,12 +157,27 @@ export const readBody = async (req: IncomingMessage, res: ServerResponse): Promi
       // Emptied: the listeners below keep this scope, and with it the chunks, as long as the request.
       resolve(Buffer.concat(chunks.splice(0), MAX_BODY_BYTES + 1));
     };
-    const onEnd = () => resolve(Buffer.concat(chunks, size));
+    const onEnd = () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks, size));
+    };
+    // A body already whole needs no timer: the usual request sets none.
+    const timer = req.complete
+      ? undefined
+      : setTimeout(() => {
+          cutOff.add(req);
+          stop();
+          chunks.length = 0;
+          reject(new BodyNotReceived(timeoutMs));
+        }, timeoutMs);
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', () => reject(new RequestAbandoned()));
+    req.on('error', () => {
+      clearTimeout(timer);
+      reject(new RequestAbandoned());
+    });
     req.on('close', () => {
+      clearTimeout(timer);
       if (!req.complete && size <= MAX_BODY_BYTES) reject(new RequestAbandoned());
     });
   });
-};
