@@ -22,11 +22,11 @@ import type { AuthorizerCache } from './authorizer-cache.ts';
 import { allows } from './authorizer-policy.ts';
 import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
+import { GatewayError, refuseLateBody } from './gateway-error.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { createListingCache } from './listing-cache.ts';
 import {
-  BodyNotReceived,
   type BodyReaderOptions,
   closeAfterAnswer,
   closesConnection,
@@ -59,33 +59,9 @@ export interface GatewayOptions {
   accessLog: (line: AccessLogLine) => void;
 }
 
-class GatewayError extends Error {
-  readonly type: GatewayResponseType;
-  /** Said in place of the response's fixed text. */
-  readonly own: boolean;
-  /** A 400's offending field (the contract's `details`). */
-  readonly detail: { field: string; message: string } | undefined;
-  constructor(type: GatewayResponseType, message: string, own = false, detail?: GatewayError['detail']) {
-    super(message);
-    this.type = type;
-    this.own = own;
-    this.detail = detail;
-  }
-}
-
 const EXPECT_DETAIL = 'may only be 100-continue';
 /** `GET /` is where a newcomer starts: the 404 says where the API and its reference are. */
 const ROOT_MESSAGE = 'No such operation: the API is under /v1, and its reference at /docs';
-
-/**
- * A body that did not come in time is the contract's 400, naming the body, as Node's own request
- * timeout is (answerClientError): HTTP's 408 has no code in the contract, and a 504 would blame
- * the function for the client's delay. The answer closes the connection (request-body.ts).
- */
-const refuseLateBody = (error: unknown): never => {
-  if (!(error instanceof BodyNotReceived)) throw error;
-  throw new GatewayError('DEFAULT_4XX', error.message, true, { field: 'body', message: error.detail });
-};
 
 export const createGateway = (options: GatewayOptions): RequestListener => {
   const { stage, functions, authorizer, authorizerCache, accessLog } = options;
