@@ -18,23 +18,25 @@ export const LOCAL_AWS_ENV = {
 
 /** The SDK's environment for the DynamoDB at `url` (with its credential as user info, if it has one). */
 export const dynamodbEnvironment = (url: string) => {
-  const { endpoint, secretAccessKey } = parseConnection(url);
+  const { endpoint, secretAccessKey, sessionToken } = parseConnection(url);
   return {
     ...LOCAL_AWS_ENV,
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_SECRET_ACCESS_KEY: secretAccessKey ?? LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
+    ...(sessionToken !== undefined && { AWS_SESSION_TOKEN: sessionToken }),
   };
 };
 
 /** A DynamoDB client's settings for the DynamoDB at `url` (the embedded one's carries its credential). */
 export const localClientConfig = (url: string) => {
-  const { endpoint, secretAccessKey } = parseConnection(url);
+  const { endpoint, secretAccessKey, sessionToken } = parseConnection(url);
   return {
     endpoint,
     region: LOCAL_AWS_ENV.AWS_REGION,
     credentials: {
       accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID,
       secretAccessKey: secretAccessKey ?? LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
+      sessionToken,
     },
   };
 };

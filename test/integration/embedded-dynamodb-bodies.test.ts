@@ -44,11 +44,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Headers as the SDK signs them, with this store's access key id and a signature nobody checked. */
-const signedLooking = () => {
-  const accessKeyId = decodeURIComponent(new URL(dynamodb.endpoint).username);
-  return `Authorization: AWS4-HMAC-SHA256 Credential=${accessKeyId}/20250101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=${'0'.repeat(64)}\r\nX-Amz-Date: 20250101T000000Z\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n`;
-};
+/**
+ * Headers as the SDK signs them with this store's credential (its session token, `token`: what
+ * localClientConfig gives the SDK), and a signature nobody checked. Without `token`: what any
+ * local user can write, the access key id (`local`) being no secret.
+ */
+const signedLooking = (token = localClientConfig(dynamodb.endpoint).credentials.sessionToken) =>
+  `Authorization: AWS4-HMAC-SHA256 Credential=local/20250101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=${'0'.repeat(64)}\r\nX-Amz-Date: 20250101T000000Z\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n${token ? `X-Amz-Security-Token: ${token}\r\n` : ''}`;
 
 interface Raw {
   socket: net.Socket;
@@ -95,10 +97,11 @@ const statusOf = (raw: Raw) => /^HTTP\/1\.1 (\d{3})/.exec(raw.answer())?.[1];
 test('an unsigned client cannot make the store hold its bodies, however many connections it opens', async () => {
   const connections = 8;
   const before = heldBuffers();
-  // Half send no signature, half one in the SDK's form with the access key id every checkout knew.
-  const guessed = signedLooking().replace(/Credential=[^/]+/, 'Credential=local');
+  // No signature; one in the SDK's form without a session token; one with a made-up token of its
+  // length (43 bytes, one of them past ASCII: headers are read as Latin-1, a byte a character).
+  const outsiders = ['', signedLooking(''), signedLooking(`${'A'.repeat(41)}é`)];
   const raws = Array.from({ length: connections }, (_, i) =>
-    rawRequest(`${i % 2 ? guessed : ''}Transfer-Encoding: chunked\r\n`, 4 * MiB),
+    rawRequest(`${outsiders[i % 3]}Transfer-Encoding: chunked\r\n`, 4 * MiB),
   );
   await Promise.all(raws.map((raw) => raw.sent));
   await new Promise((resolve) => setTimeout(resolve, 200)); // what was sent is read by now, if it is read
