@@ -103,7 +103,8 @@ export const prepareLambdaEnv = async () => {
   const daemon = await startXRayDaemon();
   // A stand-in for the Parameters and Secrets extension's endpoint, from which listPets reads its
   // cursor secret as deployed (shared/lambda/cursor-secret.ts): its first invocation makes that call.
-  const SESSION_TOKEN = 'bench-session-token';
+  // It takes the function's own session token, as the extension does: the embedded DynamoDB's.
+  const SESSION_TOKEN = dynamodbEnvironment(dynamodb.endpoint).AWS_SESSION_TOKEN;
   const extension = await listenOnLoopback(
     createServer((request, response) => {
       if (request.headers['x-aws-parameters-secrets-token'] !== SESSION_TOKEN) return response.writeHead(401).end();
@@ -113,7 +114,6 @@ export const prepareLambdaEnv = async () => {
   const secretFromExtension = {
     [CURSOR_SECRET_ARN_ENV]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:CursorSecret1-bench',
     PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: new URL(extension.endpoint).port,
-    AWS_SESSION_TOKEN: SESSION_TOKEN,
   };
   return {
     /** A fresh host of the variant's function or of its floor, with its event; `run` throws if the last invocation failed. */
