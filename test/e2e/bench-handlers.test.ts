@@ -1,0 +1,33 @@
+// `npm run bench:handlers` (and `npm run bench`'s part 2) runs each function, and its floor, in a
+// Lambda-like process against the embedded DynamoDB (bench/support/lambda-env.ts). Nothing else
+// runs that set-up, and a change to how the functions reach DynamoDB (its credential) once broke
+// it unseen: here it runs as npm runs it, every function and floor for two invocations, and must
+// end without a failed invocation. No benchmark code is imported (test/unit/architecture.test.ts).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, test } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+};
+
+test('bench:handlers runs every function and its floor in its set-up without a failed invocation', () => {
+  const [, ...words] = scripts['bench:handlers']!.split(' '); // `node …`: this Node, as npm's would be
+  const result = spawnSync(process.execPath, words, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 90_000,
+    env: {
+      ...process.env,
+      HANDLER_ROUNDS: '1',
+      HANDLER_INVOCATIONS: '2',
+      HANDLER_TRACING: 'off',
+      HANDLER_SETTINGS: 'production',
+    },
+  });
+  expect(result.status, result.stderr + result.stdout.slice(-2000)).toBe(0);
+  for (const name of ['listPets', 'createPet', 'getPet', 'authorizer'])
+    expect(result.stdout).toMatch(new RegExp(`${name} alone, production, tracing off: CPU/inv\\. ÷ floor`));
+}, 120_000);
