@@ -64,25 +64,32 @@ const waitForPort = async (port: number) => {
   while (!(await accepts(port))) await new Promise((r) => setTimeout(r, 10));
 };
 
-test('a call made as soon as the port takes connections is answered with the key it was given', async () => {
-  const port = await freePort();
-  const { server, exited, output } = startSlowed(port);
-  try {
-    await waitForPort(port);
-    const printedBeforeTheCall = output();
-    const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
-    expect(printedBeforeTheCall).not.toContain(key); // the call came before the banner, in the moment
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual([]);
-  } finally {
-    server.kill('SIGTERM');
-    await exited;
-  }
-}, 30_000);
+// `npm run dev` listens first too, then opens the data and loads its first generation of the code.
+const ENTRIES = ['infra/local/server.ts', 'infra/local/dev.ts'];
+
+test.each(ENTRIES)(
+  '%s: a call made as soon as the port takes connections is answered with the key it was given',
+  async (entry) => {
+    const port = await freePort();
+    const { server, exited, output } = startSlowed(port, entry);
+    try {
+      await waitForPort(port);
+      const printedBeforeTheCall = output();
+      const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(printedBeforeTheCall).not.toContain(key); // the call came before the banner, in the moment
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual([]);
+    } finally {
+      server.kill('SIGTERM');
+      await exited;
+    }
+  },
+  30_000,
+);
 
 // The contract's clean stop holds from the first moment: a process manager may stop the server
 // while it is still starting, with a request already received.
-test.each(['infra/local/server.ts', 'infra/local/dev.ts'])(
+test.each(ENTRIES)(
   '%s: a SIGTERM while it starts answers the request it holds, then stops cleanly',
   async (entry) => {
     const port = await freePort();
@@ -103,20 +110,3 @@ test.each(['infra/local/server.ts', 'infra/local/dev.ts'])(
   },
   30_000,
 );
-
-// `npm run dev` listens first too, then opens the data and loads its first generation of the code.
-test('npm run dev: a call made as soon as the port takes connections is answered', async () => {
-  const port = await freePort();
-  const { server, exited, output } = startSlowed(port, 'infra/local/dev.ts');
-  try {
-    await waitForPort(port);
-    const printedBeforeTheCall = output();
-    const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
-    expect(printedBeforeTheCall).not.toContain(key);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual([]);
-  } finally {
-    server.kill('SIGTERM');
-    await exited;
-  }
-}, 30_000);
