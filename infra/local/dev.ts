@@ -52,12 +52,11 @@ const handOver = (generation: Generation, socket: Socket) => generation.send({ t
 
 /** Until the first generation is asked to load: a connection that comes meanwhile waits for it. */
 let starting = true;
-const firstLoad = Promise.withResolvers<void>(); // the first generation serves, or could not load
+/** The first generation serves, or could not load: everything `stop` closes exists by then. */
+const firstLoad = Promise.withResolvers<void>();
 // From the first moment: a signal while starting stops once the first generation has answered
 // what came meanwhile (a failed start exits through `fail` and never gets there).
-const started = Promise.withResolvers<void>();
 stopOnSignals(async () => {
-  await started.promise;
   await firstLoad.promise;
   await stop();
 });
@@ -208,7 +207,6 @@ watcher.on('all', (_event, file) => {
 await once(watcher, 'ready'); // a change saved once the address is printed is seen
 starting = false;
 reload('');
-started.resolve();
 
 async function stop(): Promise<void> {
   stopping = true;
