@@ -20,7 +20,7 @@ test('digests as the SDK: hashes and HMACs of strings, bytes and views, keys reu
     ['AWS4-HMAC-SHA256\n20261127T000000Z\n20261127/us-east-1/dynamodb/aws4_request\nabc'],
     [new TextEncoder().encode('{"TableName":"pets"}'), 'and more', new Uint8Array([0, 255, 1]).subarray(1)],
   ];
-  for (const secret of [undefined, 'AWS4secret', key, key.subarray(4)]) {
+  for (const secret of [undefined, 'AWS4secret', 'AWS4sécret✓', key, key.subarray(4)]) {
     for (const parts of inputs) {
       expect(await digestOf(KeyObjectSha256, secret, ...parts)).toBe(await digestOf(Sha256 as never, secret, ...parts));
     }

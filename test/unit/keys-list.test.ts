@@ -6,11 +6,13 @@ import { keyTable, listEntry } from '../../tools/keys/format.ts';
 
 const now = Date.parse('2026-11-26T12:00:00Z');
 const limits = { rateLimit: 20, burstLimit: 40 };
-const key = (expiresAt: string): KeyRecord => ({
+/** Last used 11:57 by default: its authorizer answer may be cached. */
+const key = (expiresAt: string, lastUsedAt: string | null = '2026-11-26T11:57:00.000Z'): KeyRecord => ({
   keyId: 'key_AbC123xYz0',
   label: 'billing',
   createdAt: '2026-11-01T00:00:00.000Z',
   expiresAt,
+  ...(lastUsedAt && { lastUsedAt }),
 });
 
 test('an expired key within the cache TTL may still be accepted, and the list says until when', () => {
@@ -27,4 +29,17 @@ test('past the cache TTL, or not expired, it says no more than its state', () =>
     state: 'active',
     mayBeAcceptedUntil: null,
   });
+});
+
+test('a key never used has no cached answer; one last used long before its expiry, only until that answer ran out', () => {
+  const never = listEntry(key('2026-11-26T11:58:00.000Z', null), limits, 300, now);
+  expect(never).toMatchObject({ state: 'expired', mayBeAcceptedUntil: null });
+  expect(keyTable([never])).not.toContain('may be accepted');
+  // Recorded 11:50: accepted again at most until 11:55 (no record in between), so cached at most until 12:00.
+  expect(listEntry(key('2026-11-26T11:59:00.000Z', '2026-11-26T11:50:00.000Z'), limits, 300, now)).toMatchObject({
+    mayBeAcceptedUntil: null,
+  });
+  expect(
+    listEntry(key('2026-11-26T11:59:00.000Z', '2026-11-26T11:51:00.000Z'), limits, 300, now).mayBeAcceptedUntil,
+  ).toBe('2026-11-26T12:01:00.000Z');
 });

@@ -2,7 +2,7 @@
 // and `list` as an aligned table (or JSON, for scripts).
 
 import type { KeyLimits } from '../../infra/stages.ts';
-import { isExpired, type KeyScope } from '../../shared/domain/api-keys.ts';
+import { isExpired, type KeyScope, LAST_USE_RESOLUTION_MS } from '../../shared/domain/api-keys.ts';
 import type { KeyRecord } from '../../shared/domain/stores.ts';
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
@@ -40,13 +40,18 @@ export const stateOf = (record: KeyRecord, now = Date.now()): KeyState =>
   record.revokedAt !== undefined ? 'revoked' : isExpired(record.expiresAt, now) ? 'expired' : 'active';
 
 /**
- * When an expired key may still be accepted: its answer cached before it expired lasts the
- * authorizer cache's TTL (docs/keys.md, "The cache window"). Null once that has passed, or for
- * a key not expired (or revoked: a revoke flushes the cache).
+ * When an expired key may still be accepted: an answer cached before it expired lasts the
+ * authorizer cache's TTL (docs/keys.md, "The cache window"). Only a key the authorizer accepted
+ * has such an answer, and the authorizer records an acceptance at most once per
+ * LAST_USE_RESOLUTION_MS: the last one came before min(expiry, last use + that), and its answer
+ * lasts the TTL past it. Null once that has passed, for a key never used (no answer to cache),
+ * for a key not expired, or revoked (a revoke flushes the cache). A use whose record failed (the
+ * authorizer logs it and lets the key in) is not seen here.
  */
 const acceptedUntil = (record: KeyRecord, state: KeyState, cacheTtlSeconds: number, now: number): string | null => {
-  if (state !== 'expired' || !record.expiresAt) return null;
-  const until = Date.parse(record.expiresAt) + cacheTtlSeconds * 1000;
+  if (state !== 'expired' || !record.expiresAt || !record.lastUsedAt) return null;
+  const lastAccepted = Math.min(Date.parse(record.expiresAt), Date.parse(record.lastUsedAt) + LAST_USE_RESOLUTION_MS);
+  const until = lastAccepted + cacheTtlSeconds * 1000;
   return until > now ? new Date(until).toISOString() : null;
 };
 
