@@ -54,6 +54,8 @@ export const Config = z.object({
   PETSTORE_LISTING_CACHE_TTL: z.coerce.number().int().min(0).max(3600).default(0),
   // Seconds without a request after which the server gives back the memory load grew (idle-memory.ts); 0: never.
   PETSTORE_IDLE_MEMORY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(LOCAL_IDLE_MEMORY_SECONDS),
+  // Client connections open at once; past it the one idle the longest is closed (connection-limit.ts). Unset: from the open-files limit.
+  PETSTORE_MAX_CONNECTIONS: z.coerce.number().int().min(1).optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 

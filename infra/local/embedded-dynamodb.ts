@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { type TableDefinition, tables } from '../../shared/dynamodb/tables.ts';
+import { connectionBudget, limitConnections } from './connection-limit.ts';
 import { persistentSecret, readOwner } from './data-dir.ts';
 import { requireCredential, withCredential } from './dynamodb-credential.ts';
 import { localClientConfig } from './function-environment.ts';
@@ -38,6 +39,7 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
     console.warn(`warning: table ${table} was left CREATING by a start that was killed; its creation is finished now`);
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   requireCredential(server, secret);
+  limitConnections(server, { max: connectionBudget().dynamodb, name: 'embedded DynamoDB' }); // after: it replaces the request listener
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -40,7 +40,7 @@ export const reduceMemoryWhenIdle = (
   let inFlight = 0;
   let served = false; // since the last check that found the server idle
   let lastAnswered = 0;
-  let after = process.memoryUsage.rss(); // RSS right after the last collection
+  let after = residentSetSize() ?? 0; // RSS right after the last collection
   server.on('request', (_req, res) => {
     inFlight += 1;
     served = true;
@@ -53,13 +53,26 @@ export const reduceMemoryWhenIdle = (
     () => {
       if (!served || inFlight > 0 || performance.now() - lastAnswered < idleMs) return;
       served = false;
-      if (process.memoryUsage.rss() - after < growthBytes) return;
+      const rss = residentSetSize();
+      if (rss === undefined || rss - after < growthBytes) return;
       collect();
-      after = process.memoryUsage.rss();
+      after = residentSetSize() ?? rss;
     },
     Math.min(idleMs / 4, 1000),
   ).unref();
   server.once('close', () => clearInterval(check));
+};
+
+/**
+ * The process's RSS, or undefined when it cannot be read: Node reads it from /proc, which takes a
+ * file descriptor, and with none left it throws EMFILE (it once took the server down from this timer).
+ */
+const residentSetSize = (): number | undefined => {
+  try {
+    return process.memoryUsage.rss();
+  } catch {
+    return undefined;
+  }
 };
 
 interface ReduceMemoryOptions {

@@ -35,6 +35,7 @@ export const stageOptionsFromEnvironment = (
     statusIndexShards: config.PETSTORE_INDEX_SHARDS,
     listingCacheTtlSeconds: config.PETSTORE_LISTING_CACHE_TTL,
     idleMemorySeconds: config.PETSTORE_IDLE_MEMORY_SECONDS,
+    maxConnections: config.PETSTORE_MAX_CONNECTIONS,
     logLevel: config.LOG_LEVEL,
     accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
   };

@@ -14,6 +14,7 @@ import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
 import { createAuthorizerCache } from './authorizer-cache.ts';
 import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS, LOCAL_FUNCTION_CONCURRENCY, LOCAL_PIPELINE_DEPTH } from './config.ts';
+import { connectionBudget, limitConnections } from './connection-limit.ts';
 import { servePipelined } from './connections.ts';
 import { type DataDirLock, lockDataDir, persistentSecret } from './data-dir.ts';
 import { developmentKey } from './development-key.ts';
@@ -52,6 +53,8 @@ export interface LocalStageOptions {
   listingCacheTtlSeconds?: number;
   /** Seconds idle after which the server gives back the memory load grew (PETSTORE_IDLE_MEMORY_SECONDS); 0 or none: never. */
   idleMemorySeconds?: number;
+  /** Client connections kept open at once (PETSTORE_MAX_CONNECTIONS); none: the open-files limit's share (connection-limit.ts). */
+  maxConnections?: number | undefined;
   logLevel: string;
   accessLog?: (line: AccessLogLine) => void;
 }
@@ -79,6 +82,7 @@ export type GatewaySettings = Pick<
   | 'keyLimits'
   | 'listingCacheTtlSeconds'
   | 'idleMemorySeconds'
+  | 'maxConnections'
   | 'accessLog'
 >;
 
@@ -154,6 +158,8 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
       : pipelines.afterAnswers(socket, () => answerClientError(error, socket)),
   );
   server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket)));
+  const max = options.maxConnections ?? connectionBudget().api;
+  limitConnections(server, { max, name: 'API', requestEvents: ['request', 'checkContinue', 'checkExpectation'] });
   if (options.idleMemorySeconds) reduceMemoryWhenIdle(server, { idleMs: options.idleMemorySeconds * 1000 });
   return {
     server,

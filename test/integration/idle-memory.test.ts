@@ -6,14 +6,17 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import { collectAllAvailableGarbage, reduceMemoryWhenIdle } from '../../infra/local/idle-memory.ts';
 import { npmScriptFlags } from '../../tools/harness/local-server.ts';
 
 const IDLE_MS = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let server: Server;
-afterEach(() => server?.close());
+afterEach(() => {
+  server?.close();
+  vi.restoreAllMocks();
+});
 
 /** A server whose requests take `?ms=` to answer, watched with a counting `collect`. */
 const watched = async (growthBytes: number) => {
@@ -32,6 +35,26 @@ const watched = async (growthBytes: number) => {
   const call = (ms = 0) => fetch(`http://127.0.0.1:${port}/?ms=${ms}`).then((r) => r.text());
   return { call, collections: () => collections };
 };
+
+test('when RSS cannot be read (no file descriptor left: EMFILE), skips the check instead of throwing', async () => {
+  const { call, collections } = await watched(0);
+  await call();
+  const emfile = Object.assign(new Error('EMFILE: too many open files, uv_resident_set_memory'), { code: 'EMFILE' });
+  const rss = vi.spyOn(process.memoryUsage, 'rss').mockImplementation(() => {
+    throw emfile;
+  });
+  const uncaught = vi.fn();
+  process.prependOnceListener('uncaughtException', uncaught);
+  await sleep(IDLE_MS * 2);
+  process.off('uncaughtException', uncaught);
+  expect(rss).toHaveBeenCalled();
+  expect(uncaught).not.toHaveBeenCalled();
+  expect(collections()).toBe(0);
+  rss.mockRestore();
+  await call();
+  await sleep(IDLE_MS * 2);
+  expect(collections()).toBe(1); // readable again: the next idle spell collects
+});
 
 test('collects once after a burst, not while a request is in flight, not again without requests', async () => {
   const { call, collections } = await watched(0);

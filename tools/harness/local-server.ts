@@ -35,6 +35,8 @@ export interface LocalServerOptions {
   entry?: string;
   /** The repository to run it in (a copy, for a test that edits the code). */
   cwd?: string;
+  /** A command that runs the server's command (`['prlimit', '--nofile=512:512']`: fewer open files). */
+  launcher?: string[];
 }
 
 /** Settings of ours a user's shell might hold; `npm start` on its defaults must not see them. */
@@ -68,9 +70,11 @@ export const startLocalServer = (
   const base = options.defaults
     ? Object.fromEntries(Object.entries(process.env).filter(([name]) => !OUR_KNOBS.test(name)))
     : { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'WARN' };
+  const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
   const child = spawn(
-    process.execPath,
+    command!,
     [
+      ...launcherArgs,
       ...npmScriptFlags(entry, options.cwd),
       ...(options.nodeArgs ?? []),
       ...(options.probe ? ['--import', PROBE] : []),
