@@ -1,10 +1,22 @@
-// dynalite 4.0.0 ends the LevelDB iterator behind each Query and Scan by calling
-// `iterator.return()`, which abstract-level 3 iterators do not have (theirs is
-// `close()`). So every listing left its iterator open for the life of the server:
-// ~6 KB of heap and a pinned LevelDB snapshot per request (found by `npm run soak`).
-// Giving the iterators the `return()` dynalite expects closes them. Remove when
-// dynalite closes its iterators itself.
+// Two repairs to the LevelDB iterators behind dynalite's Query and Scan, patched here because
+// dynalite has no hook for either; remove each when its library does it itself.
+//
+// 1. dynalite 4.0.0 ends each iterator by calling `iterator.return()`, which abstract-level 3
+//    iterators do not have (theirs is `close()`). So every listing left its iterator open for the
+//    life of the server: ~6 KB of heap and a pinned LevelDB snapshot per request (found by
+//    `npm run soak`). Giving the iterators the `return()` dynalite expects closes them.
+// 2. classic-level 3 reads an iterator's entries in batches of up to 1,000 (`nextv(1000)` after the
+//    first entry), and its C++ iterator reserves room for the whole batch, 64 bytes an entry, and
+//    keeps it, with the last batch's copies, until V8 collects the iterator's handle, not when it is
+//    closed. A handle that outlived a scavenge waits for the next mark-compact, seconds away under
+//    load, so every listing in between held ~64 KB of native memory that V8 does not see: 130 MB
+//    at the peak of the bench's load under heaptrack, ~45 MB of the server's RSS (docs/performance.md,
+//    Memory). Batches are bytes-bound anyway (16 KiB, `highWaterMarkBytes`), so capping them at
+//    MAX_ENTRIES_PER_READ leaves a listing's reads as they were and the reserve at 4 KB.
 import { fromLevel } from './dynalite-modules.ts';
+
+/** Entries one native read of a LevelDB iterator returns at most (classic-level asks for 1,000). */
+export const MAX_ENTRIES_PER_READ = 64;
 
 interface ClosableIterator {
   close(): Promise<void>;
@@ -27,3 +39,10 @@ for (const iterator of [
     return this.close();
   };
 }
+
+// classic-level's iterators call its native binding through this object on every read.
+const binding = fromLevel('classic-level/binding.js') as {
+  iterator_nextv(context: unknown, size: number): Promise<unknown[]>;
+};
+const readEntries = binding.iterator_nextv;
+binding.iterator_nextv = (context, size) => readEntries(context, Math.min(size, MAX_ENTRIES_PER_READ));

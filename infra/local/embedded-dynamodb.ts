@@ -18,7 +18,7 @@ import { connectionBudget, limitConnections } from './connection-limit.ts';
 import { persistentSecret, readOwner } from './data-dir.ts';
 import { requireCredential, withCredential } from './dynamodb-credential.ts';
 import { localClientConfig } from './function-environment.ts';
-import './dynalite-iterators.ts'; // closes the iterator of every Query and Scan (dynalite 4.0.0 leaks them)
+import './dynalite-iterators.ts'; // closes every Query's and Scan's iterator (dynalite 4.0.0 leaks them); bounds its reads
 import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item write: no phantom after a crash
 import { finishTableCreation } from './dynalite-table-creation.ts';
 
