@@ -1,5 +1,6 @@
 // `npm start`: the API as stage `local`, on one machine, with an embedded DynamoDB
 // whose data survives restarts. Every knob is an environment variable (README).
+import { flushCompileCache } from 'node:module';
 import { failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
 import { startLocalStage } from './stage.ts';
 import { batchStdoutByTurn } from './stdout-batching.ts';
@@ -16,3 +17,4 @@ stopOnSignals(async () => {
 });
 const stage = await starting.catch((error: Error) => fail(`cannot start: ${error.message}`));
 printBanner(stage, 'Stop with Ctrl+C.');
+flushCompileCache(); // compile-cache.mjs: a server killed later still starts from the cache next time
