@@ -27,7 +27,7 @@ import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/
 import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
 import { comparisonTable, failures, rssAtRestTarget, scalingTarget, serverTargets } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
-import { type BenchServer, startBareServer, startUserServer } from './support/servers.ts';
+import { type BenchServer, startBareServer, startUserServer, warmCompileCache } from './support/servers.ts';
 import { type Comparison, compare, type LoadOptions } from './support/side-by-side.ts';
 import { machine, printTargets, type Target, writeResults } from './support/stats.ts';
 
@@ -145,8 +145,9 @@ const middleCursor = async (server: BenchServer, animals: number): Promise<strin
   return new URL(url).searchParams.get('cursor')!;
 };
 
-const server = () =>
-  sideBySide(
+const server = async () => {
+  for (const root of [undefined, ...others]) await warmCompileCache(root);
+  return sideBySide(
     [
       ['bare', startBareServer],
       ['npm start', () => startUserServer({}, undefined, 8)],
@@ -162,6 +163,7 @@ const server = () =>
     (comparisons, memory) => [...comparisons.flatMap(serverTargets), rssAtRestTarget(memory!.rssAtRestMB)],
     { memory: true },
   );
+};
 const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
 const handlers = async (): Promise<Part> => {
   const figures = await measureHandlers(variantsOf(handlerRun), { warm: handlerRun }, log);

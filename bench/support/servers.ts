@@ -11,7 +11,7 @@ import { readOwner } from '../../infra/local/data-dir.ts';
 import { runningDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
-import { type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
+import { disposeServer, type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import type { Probe } from '../../tools/harness/probe-client.ts';
 
 /** Stopped with the harness's disposeServer. Its base URL ends in /v1; `keys`: its requests take turns with them. */
@@ -41,6 +41,15 @@ export const startUserServer = async (env: Record<string, string> = {}, root = R
   ) as { create(label: string): Promise<{ key: string }> };
   const made = Array.from({ length: keyCount - 1 }, async (_, i) => (await keys.create(`bench ${i}`)).key);
   return benchServer(server, dynamodbEndpoint, [server.key, ...(await Promise.all(made))]);
+};
+
+/**
+ * Starts and stops `npm start` of the checkout at `root` once, as a user's earlier start did: its
+ * compile cache (infra/local/compile-cache.mjs) is then what every start after a user's first finds,
+ * and the servers measured load no TypeScript stripper. A checkout without that cache is unchanged.
+ */
+export const warmCompileCache = async (root = REPOSITORY_ROOT): Promise<void> => {
+  await disposeServer(await startLocalServer({}, { defaults: true, keepOutput: false, cwd: root }));
 };
 
 /** The bare one-call server (bare-server.ts), started as `npm start` is; it takes no key. */

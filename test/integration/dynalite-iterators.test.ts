@@ -59,10 +59,10 @@ it(`a LevelDB iterator on disk reads its entries ${MAX_ENTRIES_PER_READ} at most
   const db = new ClassicLevel(join(dir, 'store'));
   const keys = Array.from({ length: 500 }, (_, n) => `k${String(n).padStart(3, '0')}`);
   await db.batch(keys.map((key) => ({ type: 'put', key, value: 'v' })));
-  let seen: string[] = [];
+  const seen: string[] = [];
   // Entries this small fit 1,000 into classic-level's 16 KiB batch: only the cap bounds them.
   const reads = await nativeReads(async () => {
-    seen = await Array.fromAsync(db.keys());
+    for await (const key of db.keys()) seen.push(key);
   });
   await db.close();
   expect(seen).toEqual(keys);
