@@ -10,9 +10,10 @@
 //    keeps it, with the last batch's copies, until V8 collects the iterator's handle, not when it is
 //    closed. A handle that outlived a scavenge waits for the next mark-compact, seconds away under
 //    load, so every listing in between held ~64 KB of native memory that V8 does not see: 130 MB
-//    at the peak of the bench's load under heaptrack, ~45 MB of the server's RSS (docs/performance.md,
-//    Memory). Batches are bytes-bound anyway (16 KiB, `highWaterMarkBytes`), so capping them at
-//    MAX_ENTRIES_PER_READ leaves a listing's reads as they were and the reserve at 4 KB.
+//    at the peak of the bench's load under heaptrack, 21–47 MB of the server's RSS under it
+//    (docs/performance.md, Memory). Batches are bytes-bound anyway (16 KiB, `highWaterMarkBytes`),
+//    so capping them at MAX_ENTRIES_PER_READ leaves a default page's reads as they were (a page
+//    of 100 takes at most one more) and the reserve at 4 KB.
 import { fromLevel } from './dynalite-modules.ts';
 
 /** Entries one native read of a LevelDB iterator returns at most (classic-level asks for 1,000). */
