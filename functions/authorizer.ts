@@ -11,7 +11,7 @@ import {
   rateLimitsFromEnv,
 } from '../shared/domain/api-keys.ts';
 import { authorizerHandler, KeyRefused } from '../shared/lambda/authorizer-handler.ts';
-import { keysRepository } from '../shared/lambda/services.ts';
+import { keysRepository } from '../shared/lambda/keys-service.ts';
 
 /** The stage's limits per key, named in every answer's RateLimit-Policy (stage settings, keyLimits). */
 const limits = rateLimitsFromEnv(process.env);

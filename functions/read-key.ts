@@ -6,7 +6,7 @@
 import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse } from 'aws-lambda';
 import { hashKey } from '../shared/domain/api-keys.ts';
-import { createDocumentClient } from '../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../shared/dynamodb/document-client.ts';
 import { createKeysRepository, revokeKeyHash } from '../shared/dynamodb/keys-repository.ts';
 
 /** What the stack sets on each read key (infra/constructs/read-key.ts). */

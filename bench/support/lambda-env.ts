@@ -22,7 +22,7 @@ import {
   resourcePath,
   route,
 } from '../../shared/api/routes.ts';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';

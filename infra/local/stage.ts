@@ -7,7 +7,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { API_VERSION_PATH, AUTHORIZER_ENTRY, routes } from '../../shared/api/routes.ts';
 import type { KeyRecord } from '../../shared/domain/stores.ts';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import type { AccessLogLine } from '../access-log.ts';

@@ -1,14 +1,18 @@
 // All DynamoDB access for animals. Items hold the four Animal fields and their status index key.
+// The plain client's commands, the items marshalled here with util-dynamodb (what lib-dynamodb's
+// commands do for the other repositories): on the client with the SDK's handler cache (client.ts).
 
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
   QueryCommand,
   ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Pet, PetStatus } from '../api/schemas.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
@@ -18,7 +22,8 @@ import { statusShardKey, statusShardKeys } from './status-shards.ts';
 import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 
 export interface PetsRepositoryOptions {
-  client: DynamoDBDocumentClient;
+  /** Made by createDynamoDBClient (client.ts), or any plain client. */
+  client: DynamoDBClient;
   petsTableName: string;
   countersTableName: string;
   cursors: CursorCodec;
@@ -36,22 +41,20 @@ const MAX_CREATE_ATTEMPTS = 5;
  * SDK's retry of a put whose answer timed out after it landed: that retry finds this very
  * item and must succeed, rather than make the caller create a duplicate under a new id.
  */
-const putNewPet = (tableName: string, pet: Pet, shards: number): PutCommand =>
-  new PutCommand({
+const putNewPet = (tableName: string, pet: Pet, shards: number): PutItemCommand =>
+  new PutItemCommand({
     TableName: tableName,
-    Item: { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, shards) },
+    Item: marshall({ ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, shards) }),
     ConditionExpression:
       'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
     ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
-    ExpressionAttributeValues: { ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status },
+    ExpressionAttributeValues: marshall({ ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status }),
   });
 
-const toPet = (item: Record<string, unknown>): Pet => ({
-  id: item.id as number,
-  name: item.name as string,
-  categoryId: item.categoryId as number,
-  status: item.status as PetStatus,
-});
+const toPet = (item: Record<string, AttributeValue>): Pet => {
+  const { id, name, categoryId, status } = unmarshall(item);
+  return { id, name, categoryId, status: status as PetStatus };
+};
 
 export const createPetsRepository = (options: PetsRepositoryOptions): PetsRepository => {
   const { client, petsTableName, countersTableName, cursors } = options;
@@ -62,17 +65,17 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
     createIdAllocator(async (size) => {
       const { Attributes } = await withAvailability(() =>
         client.send(
-          new UpdateCommand({
+          new UpdateItemCommand({
             TableName: countersTableName,
-            Key: { counter: PET_ID_COUNTER },
+            Key: marshall({ counter: PET_ID_COUNTER }),
             UpdateExpression: 'ADD #value :size',
             ExpressionAttributeNames: { '#value': 'value' },
-            ExpressionAttributeValues: { ':size': size },
+            ExpressionAttributeValues: marshall({ ':size': size }),
             ReturnValues: 'UPDATED_NEW',
           }),
         ),
       );
-      return Attributes?.value as number;
+      return (Attributes && unmarshall(Attributes).value) as number;
     });
 
   return {
@@ -99,7 +102,7 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
 
     async get(id) {
       const { Item } = await withAvailability(() =>
-        client.send(new GetCommand({ TableName: petsTableName, Key: { id } })),
+        client.send(new GetItemCommand({ TableName: petsTableName, Key: marshall({ id }) })),
       );
       return Item ? toPet(Item) : undefined;
     },
@@ -113,7 +116,7 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
         // A Scan's order is the table's own, which resumes after `after`: no merge.
         const { Items = [], LastEvaluatedKey } = await withAvailability(() =>
           client.send(
-            new ScanCommand({ ...common, ExclusiveStartKey: after === undefined ? undefined : { id: after } }),
+            new ScanCommand({ ...common, ...(after !== undefined && { ExclusiveStartKey: marshall({ id: after }) }) }),
           ),
         );
         const pets = Items.slice(0, limit).map(toPet);
@@ -130,8 +133,10 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
                 IndexName: STATUS_INDEX,
                 KeyConditionExpression: '#shard = :shard',
                 ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE },
-                ExpressionAttributeValues: { ':shard': key },
-                ExclusiveStartKey: after === undefined ? undefined : { [STATUS_SHARD_ATTRIBUTE]: key, id: after },
+                ExpressionAttributeValues: marshall({ ':shard': key }),
+                ...(after !== undefined && {
+                  ExclusiveStartKey: marshall({ [STATUS_SHARD_ATTRIBUTE]: key, id: after }),
+                }),
               }),
             ),
           ),
@@ -152,15 +157,19 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
    * such id is kept: no animal of a slower shard is skipped.
    */
   function merged(
-    shardPages: readonly { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }[],
+    shardPages: readonly {
+      Items?: Record<string, AttributeValue>[];
+      LastEvaluatedKey?: Record<string, AttributeValue>;
+    }[],
     limit: number,
     status: PetStatus,
   ) {
+    const pages = shardPages.map(({ Items = [], LastEvaluatedKey }) => ({ pets: Items.map(toPet), LastEvaluatedKey }));
     let cut = Number.POSITIVE_INFINITY;
-    for (const { Items = [], LastEvaluatedKey } of shardPages) {
-      if (LastEvaluatedKey) cut = Math.min(cut, (Items.at(-1)?.id ?? LastEvaluatedKey.id) as number);
+    for (const { pets, LastEvaluatedKey } of pages) {
+      if (LastEvaluatedKey) cut = Math.min(cut, pets.at(-1)?.id ?? (unmarshall(LastEvaluatedKey).id as number));
     }
-    const all = shardPages.flatMap(({ Items = [] }) => Items.map(toPet)).sort((a, b) => a.id - b.id);
+    const all = pages.flatMap(({ pets }) => pets).sort((a, b) => a.id - b.id);
     const pets = all.filter((pet) => pet.id <= cut).slice(0, limit);
     // More match when an item was left out, or when a shard stopped early at DynamoDB's 1 MB page size.
     return pageOf(pets, all.length > pets.length || cut !== Number.POSITIVE_INFINITY, status);

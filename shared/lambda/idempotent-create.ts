@@ -12,9 +12,11 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../api/errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_SECONDS, IDEMPOTENT_REPLAYED_HEADER } from '../api/idempotency.ts';
-import { documentClient, isUnavailable } from '../dynamodb/client.ts';
+import { isUnavailable } from '../dynamodb/client.ts';
+import { documentClient } from '../dynamodb/document-client.ts';
 import { type Reservation, ReservingPersistenceLayer } from '../dynamodb/idempotency-records.ts';
 import { idempotencyTable, tableName } from '../dynamodb/tables.ts';
+import { traceDynamoDBCalls } from '../observability/xray.ts';
 import type { IdempotentCreate } from './idempotency.ts';
 
 type Result = APIGatewayProxyResult;
@@ -90,7 +92,10 @@ const idempotentCreate = () =>
     .use(
       ownRecordOnly(
         makeHandlerIdempotent({
-          persistenceStore: new ReservingPersistenceLayer(tableName(idempotencyTable), documentClient()),
+          persistenceStore: new ReservingPersistenceLayer(
+            tableName(idempotencyTable),
+            documentClient(traceDynamoDBCalls), // the records' calls in the trace, as the animals' are
+          ),
           config,
           // Not the function's name (Powertools' default), which a redeploy may change.
           keyPrefix: 'createPet',

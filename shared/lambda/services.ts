@@ -1,12 +1,12 @@
-// The container's DynamoDB client, made at init, and its repositories, built on first
-// use from the environment the stack sets; all reused by every invocation.
+// The pet functions' DynamoDB client, made at init, and their repository, built on first use
+// from the environment the stack sets; all reused by every invocation. The authorizer's keys:
+// keys-service.ts.
 import { type CursorCodec, createCursorCodec } from '../domain/cursor.ts';
-import type { KeysRepository, PetsRepository } from '../domain/stores.ts';
-import { documentClient } from '../dynamodb/client.ts';
-import { createKeysRepository } from '../dynamodb/keys-repository.ts';
+import type { PetsRepository } from '../domain/stores.ts';
+import { dynamodbClient } from '../dynamodb/client.ts';
 import { createPetsRepository } from '../dynamodb/pets-repository.ts';
 import { statusShardsFrom } from '../dynamodb/status-shards.ts';
-import { countersTable, keysTable, petsTable, tableName } from '../dynamodb/tables.ts';
+import { countersTable, petsTable, tableName } from '../dynamodb/tables.ts';
 import { traceDynamoDBCalls } from '../observability/xray.ts';
 
 /**
@@ -27,12 +27,12 @@ const cursors: CursorCodec = {
 };
 
 /**
- * Made at init (module top level), not on the first invocation, which a cold start waits
- * for. The repositories stay made on first use: cheap, and they need the table names, which
- * a bundle loaded on its own lacks. Every DynamoDB call a subsegment of the invocation's
- * trace, when Lambda sampled it.
+ * Made at init (module top level), not on the first invocation, which a cold start waits for.
+ * The repository stays made on first use: cheap, and it needs the table names, which a bundle
+ * loaded on its own lacks. Every DynamoDB call a subsegment of the invocation's trace, when
+ * Lambda sampled it.
  */
-const client = documentClient(traceDynamoDBCalls);
+const client = dynamodbClient(traceDynamoDBCalls);
 
 let pets: PetsRepository | undefined;
 export const petsRepository = (): PetsRepository =>
@@ -43,6 +43,3 @@ export const petsRepository = (): PetsRepository =>
     cursors,
     statusShards: statusShardsFrom(),
   }));
-
-let keys: KeysRepository | undefined;
-export const keysRepository = (): KeysRepository => (keys ??= createKeysRepository(client, tableName(keysTable)));

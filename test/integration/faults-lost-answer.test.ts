@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createCursorCodec } from '../../shared/domain/cursor.ts';
 import { createPetsRepository } from '../../shared/dynamodb/pets-repository.ts';
 import { countersTable, petsTable } from '../../shared/dynamodb/tables.ts';
-import { budgetedClient, startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { budgetedPlainClient, startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { type LostAnswerProxy, startLostAnswerProxy } from '../support/lost-answer-proxy.ts';
 
 let db: TestDynamoDB;
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 test('a create whose put is retried after landing makes exactly one animal', async () => {
   const pets = createPetsRepository({
-    client: budgetedClient(proxy.endpoint),
+    client: budgetedPlainClient(proxy.endpoint),
     petsTableName: petsTable.name,
     countersTableName: countersTable.name,
     cursors: createCursorCodec('s'.repeat(32)),

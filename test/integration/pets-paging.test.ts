@@ -23,7 +23,7 @@ let created: Pet[];
 beforeAll(async () => {
   db = await startTestDynamoDB();
   pets = createPetsRepository({
-    client: db.client,
+    client: db.plain,
     petsTableName: petsTable.name,
     countersTableName: countersTable.name,
     cursors: createCursorCodec('paging-test-cursor-secret-0123456789'),

@@ -21,7 +21,7 @@ afterAll(() => db?.close());
 /** A repository as one container would have it: its own id allocator, the shared tables. */
 const repository = (options: Partial<PetsRepositoryOptions> = {}) =>
   createPetsRepository({
-    client: db.client,
+    client: db.plain,
     petsTableName: petsTable.name,
     countersTableName: countersTable.name,
     cursors: createCursorCodec('repository-test-cursor-secret-0123456789'),

@@ -2,8 +2,7 @@
 // sequence of creates and pages gives exactly the listing N = 1 gives; a filtered page is N
 // Queries (one at N = 1), an unfiltered one still one Scan; a status's index writes spread
 // evenly over its N key values; and growing N loses no animal written under a smaller one.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
@@ -11,6 +10,7 @@ import type { PetStatus } from '../../shared/api/schemas.ts';
 import { createCursorCodec } from '../../shared/domain/cursor.ts';
 import { createIdAllocator } from '../../shared/domain/id-allocator.ts';
 import type { ListPage, PetsRepository } from '../../shared/domain/stores.ts';
+import { createDynamoDBClient, DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
 import { createPetsRepository } from '../../shared/dynamodb/pets-repository.ts';
 import { statusShardKey, statusShardKeys } from '../../shared/dynamodb/status-shards.ts';
 import { countersTable, petsTable, STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from '../../shared/dynamodb/tables.ts';
@@ -35,7 +35,7 @@ afterAll(async () => {
 
 const repository = (db: TestDynamoDB, statusShards: number): PetsRepository =>
   createPetsRepository({
-    client: db.client,
+    client: db.plain,
     petsTableName: petsTable.name,
     countersTableName: countersTable.name,
     cursors,
@@ -86,7 +86,7 @@ describe('on the wire', () => {
   test('a filtered page is N Queries, an unfiltered page one Scan', async () => {
     for (const shards of [1, 4]) {
       const pets = createPetsRepository({
-        client: DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(proxy.endpoint))),
+        client: createDynamoDBClient(DYNAMODB_TIME_BUDGET, undefined, localClientConfig(proxy.endpoint)),
         petsTableName: petsTable.name,
         countersTableName: countersTable.name,
         cursors,

@@ -7,7 +7,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
-import { createDocumentClient, DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
+import { DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
 import type { Subsegment, SubsegmentDocument } from '../../shared/observability/xray.ts';

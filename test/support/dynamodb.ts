@@ -6,11 +6,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { ensureTables } from '../../infra/local/embedded-dynamodb.ts';
 import { LOCAL_AWS_ENV, localClientConfig } from '../../infra/local/function-environment.ts';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createDynamoDBClient, DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 
 export interface TestDynamoDB {
   endpoint: string;
   client: DynamoDBDocumentClient;
+  /** The functions' plain client (the animals' repository's), pointed at this DynamoDB. */
+  plain: DynamoDBClient;
   close(): Promise<void>;
 }
 
@@ -21,11 +24,14 @@ export const startTestDynamoDB = async (): Promise<TestDynamoDB> => {
   await ensureTables(endpoint);
   Object.assign(process.env, LOCAL_AWS_ENV);
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(endpoint)));
+  const plain = createDynamoDBClient(DYNAMODB_TIME_BUDGET, undefined, localClientConfig(endpoint));
   return {
     endpoint,
     client,
+    plain,
     close: async () => {
       client.destroy();
+      plain.destroy();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -41,4 +47,10 @@ export const startTestDynamoDB = async (): Promise<TestDynamoDB> => {
 export const budgetedClient = (endpoint: string) => {
   Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_DYNAMODB: endpoint });
   return createDocumentClient();
+};
+
+/** The animals' plain client with the production time budget, pointed at `endpoint` (for fault tests). */
+export const budgetedPlainClient = (endpoint: string) => {
+  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_DYNAMODB: endpoint });
+  return createDynamoDBClient();
 };

@@ -1,9 +1,11 @@
-// The functions' DynamoDB client hashes and signs with KeyObjectSha256 (shared/dynamodb/sha256.ts):
-// the same digests as the SDK's own SHA-256, and the same signature on the same request.
+// The functions' DynamoDB client hashes and signs with KeyObjectSha256 (shared/dynamodb/sha256.ts)
+// and one request signer for its life (shared/dynamodb/client.ts): the same digests as the SDK's
+// own SHA-256, and the same signature on the same request as the SDK's default client.
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { Sha256 } from '@smithy/core/checksum';
 import { afterEach, expect, test, vi } from 'vitest';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createDynamoDBClient, DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { KeyObjectSha256 } from '../../shared/dynamodb/sha256.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -54,10 +56,13 @@ const onHeaders = (see: (headers: Headers) => void) =>
 /** The Authorization header `client` signs a GetItem with, the request stopped before it is sent. */
 const signatureOf = async (client: DynamoDBClient): Promise<string> => {
   let authorization = '';
-  // The one header that differs from call to call: a random id per call.
+  // The headers that differ from call to call (a random id) and from client to client (the agent).
   client.middlewareStack.addRelativeTo(
     onHeaders((headers) => {
       headers['amz-sdk-invocation-id'] = 'the-same-id';
+      // Both name the client's settings: its agent, its retry strategy's attempts.
+      headers['x-amz-user-agent'] = 'the-same-agent';
+      headers['amz-sdk-request'] = 'attempt=1; max=3';
     }),
     { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'sameInvocationId' },
   );
@@ -90,4 +95,43 @@ test("the functions' client signs a request as the SDK's default SHA-256 would, 
     expect(signed).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/dynamodb\/aws4_request/);
     expect(signed).toBe(await signatureOf(new DynamoDBClient(config)));
   }
+});
+
+test("the functions' plain client signs with one signer for its life, as the SDK's default client, day after day", async () => {
+  const connection = {
+    region: 'us-east-1',
+    endpoint: 'http://127.0.0.1:1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'a-secret' },
+  };
+  const ours = createDynamoDBClient(DYNAMODB_TIME_BUDGET, undefined, connection);
+  const signer = await ours.config.signer();
+  expect(await ours.config.signer()).toBe(signer);
+  // Its steps added once, before its first call: the client resolves each command's steps once.
+  const signed: string[] = [];
+  ours.middlewareStack.addRelativeTo(
+    onHeaders((headers) => {
+      headers['amz-sdk-invocation-id'] = 'the-same-id';
+      // Both name the client's settings: its agent, its retry strategy's attempts.
+      headers['x-amz-user-agent'] = 'the-same-agent';
+      headers['amz-sdk-request'] = 'attempt=1; max=3';
+    }),
+    { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'sameInvocationId' },
+  );
+  ours.middlewareStack.addRelativeTo(
+    onHeaders((headers) => {
+      signed.push(headers.authorization!);
+      throw new Error('stop before sending');
+    }),
+    { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'captureSignature' },
+  );
+  vi.useFakeTimers({ toFake: ['Date'] });
+  for (const day of ['2026-11-27T10:00:00Z', '2026-11-27T11:00:00Z', '2026-11-28T00:00:01Z']) {
+    vi.setSystemTime(new Date(day));
+    await expect(ours.send(new GetItemCommand({ TableName: 'pets', Key: { id: { N: '1' } } }))).rejects.toThrow(
+      'stop before sending',
+    );
+    expect(signed.at(-1)).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/dynamodb\/aws4_request/);
+    expect(signed.at(-1)).toBe(await signatureOf(new DynamoDBClient(connection)));
+  }
+  expect(await ours.config.signer()).toBe(signer);
 });

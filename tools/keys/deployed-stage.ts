@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type DeployedStage, type KeyLimits, STACK_OUTPUTS, stackName } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { authorizerCacheFlusher, revokingFlushes } from './authorizer-cache.ts';
 import { fail } from './fail.ts';

@@ -15,7 +15,7 @@ import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
 import { flushAuthorizerCache } from '../../infra/local/management.ts';
 import type { KeyLimits } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
-import { createDocumentClient } from '../../shared/dynamodb/client.ts';
+import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { revokingFlushes } from './authorizer-cache.ts';
