@@ -53,8 +53,12 @@ const onHeaders = (see: (headers: Headers) => void) =>
     return next(args);
   }) as never;
 
-/** The Authorization header `client` signs a GetItem with, the request stopped before it is sent. */
-const signatureOf = async (client: DynamoDBClient): Promise<string> => {
+/**
+ * `client` made to stop each call once signed: `sign()` is the Authorization header of its next
+ * GetItem. Its steps are added once, before its first call (a client with the handler cache
+ * resolves each command's steps once).
+ */
+const stoppedAfterSigning = (client: DynamoDBClient) => {
   let authorization = '';
   // The headers that differ from call to call (a random id) and from client to client (the agent).
   client.middlewareStack.addRelativeTo(
@@ -73,11 +77,18 @@ const signatureOf = async (client: DynamoDBClient): Promise<string> => {
     }),
     { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'captureSignature' },
   );
-  await expect(client.send(new GetItemCommand({ TableName: 'pets', Key: { id: { N: '1' } } }))).rejects.toThrow(
-    'stop before sending',
-  );
-  return authorization;
+  return {
+    sign: async (): Promise<string> => {
+      await expect(client.send(new GetItemCommand({ TableName: 'pets', Key: { id: { N: '1' } } }))).rejects.toThrow(
+        'stop before sending',
+      );
+      return authorization;
+    },
+  };
 };
+
+/** The Authorization header `client` signs a GetItem with, the request stopped before it is sent. */
+const signatureOf = (client: DynamoDBClient): Promise<string> => stoppedAfterSigning(client).sign();
 
 test("the functions' client signs a request as the SDK's default SHA-256 would, over several days' keys", async () => {
   const config = {
@@ -106,32 +117,13 @@ test("the functions' plain client signs with one signer for its life, as the SDK
   const ours = createDynamoDBClient(DYNAMODB_TIME_BUDGET, undefined, connection);
   const signer = await ours.config.signer();
   expect(await ours.config.signer()).toBe(signer);
-  // Its steps added once, before its first call: the client resolves each command's steps once.
-  const signed: string[] = [];
-  ours.middlewareStack.addRelativeTo(
-    onHeaders((headers) => {
-      headers['amz-sdk-invocation-id'] = 'the-same-id';
-      // Both name the client's settings: its agent, its retry strategy's attempts.
-      headers['x-amz-user-agent'] = 'the-same-agent';
-      headers['amz-sdk-request'] = 'attempt=1; max=3';
-    }),
-    { relation: 'before', toMiddleware: 'httpSigningMiddleware', name: 'sameInvocationId' },
-  );
-  ours.middlewareStack.addRelativeTo(
-    onHeaders((headers) => {
-      signed.push(headers.authorization!);
-      throw new Error('stop before sending');
-    }),
-    { relation: 'after', toMiddleware: 'httpSigningMiddleware', name: 'captureSignature' },
-  );
+  const stopped = stoppedAfterSigning(ours);
   vi.useFakeTimers({ toFake: ['Date'] });
   for (const day of ['2026-11-27T10:00:00Z', '2026-11-27T11:00:00Z', '2026-11-28T00:00:01Z']) {
     vi.setSystemTime(new Date(day));
-    await expect(ours.send(new GetItemCommand({ TableName: 'pets', Key: { id: { N: '1' } } }))).rejects.toThrow(
-      'stop before sending',
-    );
-    expect(signed.at(-1)).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/dynamodb\/aws4_request/);
-    expect(signed.at(-1)).toBe(await signatureOf(new DynamoDBClient(connection)));
+    const signed = await stopped.sign();
+    expect(signed).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/dynamodb\/aws4_request/);
+    expect(signed).toBe(await signatureOf(new DynamoDBClient(connection)));
   }
   expect(await ours.config.signer()).toBe(signer);
 });
