@@ -39,7 +39,7 @@ export const DYNAMODB_TIME_BUDGET: TimeBudget = {
  */
 export const REQUEST_TIMEOUT_ENV = 'DYNAMODB_REQUEST_TIMEOUT_MS';
 
-export const budgetFromEnvironment = (): TimeBudget => {
+const budgetFromEnvironment = (): TimeBudget => {
   const requestTimeoutMs = Number(process.env[REQUEST_TIMEOUT_ENV]);
   return Number.isInteger(requestTimeoutMs) && requestTimeoutMs > 0
     ? { ...DYNAMODB_TIME_BUDGET, requestTimeoutMs }
@@ -74,12 +74,14 @@ export const plainClient = (
   instrument: ClientInstrumentation,
   cacheMiddleware: boolean,
   connection: Connection = {},
+  /** Another client's, to share its connections (containerClient). */
+  requestHandler?: DynamoDBClient['config']['requestHandler'],
 ): DynamoDBClient => {
   let signer: SignatureV4 | undefined;
   const client: DynamoDBClient = new DynamoDBClient({
     ...connection,
     retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
-    requestHandler: {
+    requestHandler: requestHandler ?? {
       connectionTimeout: budget.connectionTimeoutMs,
       requestTimeout: budget.requestTimeoutMs,
       // Without it the SDK only logs a warning and the call waits on, past the budget.
@@ -112,10 +114,22 @@ export const createDynamoDBClient = (
   connection?: Connection,
 ): DynamoDBClient => plainClient(budget, instrument, true, connection);
 
+let containerHandler: DynamoDBClient['config']['requestHandler'] | undefined;
+/**
+ * A client of the container's, with the budget its environment sets. The container's clients (the
+ * animals' below, the document client of document-client.ts) share one request handler, so one
+ * pool of connections: a keyed create's records ride the connection its animal's put opened.
+ */
+export const containerClient = (cacheMiddleware: boolean, instrument?: ClientInstrumentation): DynamoDBClient => {
+  const client = plainClient(budgetFromEnvironment(), instrument ?? ((c) => c), cacheMiddleware, {}, containerHandler);
+  containerHandler ??= client.config.requestHandler;
+  return client;
+};
+
 let sharedPlain: DynamoDBClient | undefined;
 /** The container's plain client (the animals' repository), made on first use and reused by every invocation. */
 export const dynamodbClient = (instrument?: ClientInstrumentation): DynamoDBClient =>
-  (sharedPlain ??= createDynamoDBClient(budgetFromEnvironment(), instrument));
+  (sharedPlain ??= containerClient(true, instrument));
 
 const UNAVAILABLE_ERRORS = new Set([
   'ProvisionedThroughputExceededException',

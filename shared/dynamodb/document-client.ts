@@ -4,23 +4,23 @@
 // the chunk that does (createPet's idempotency code): esbuild splits by module.
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
-  budgetFromEnvironment,
   type ClientInstrumentation,
   type Connection,
+  containerClient,
   DYNAMODB_TIME_BUDGET,
   plainClient,
 } from './client.ts';
+
+const MARSHALLING = { marshallOptions: { removeUndefinedValues: true } };
 
 export const createDocumentClient = (
   budget = DYNAMODB_TIME_BUDGET,
   instrument: ClientInstrumentation = (client) => client,
   connection?: Connection,
 ): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(plainClient(budget, instrument, false, connection), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  DynamoDBDocumentClient.from(plainClient(budget, instrument, false, connection), MARSHALLING);
 
 let shared: DynamoDBDocumentClient | undefined;
 /** The container's document client (keys, idempotency records), made on first use and reused by every invocation. */
 export const documentClient = (instrument?: ClientInstrumentation): DynamoDBDocumentClient =>
-  (shared ??= createDocumentClient(budgetFromEnvironment(), instrument));
+  (shared ??= DynamoDBDocumentClient.from(containerClient(false, instrument), MARSHALLING));
