@@ -66,8 +66,9 @@ export type Connection = Pick<DynamoDBClientConfig, 'endpoint' | 'region' | 'cre
  * configuration into it (~19 µs and 18 KB a call, docs/performance.md); this is the same signer
  * made once: the SDK passes each call's signing region and service to `sign`, and its credentials
  * provider is the client's own (cached until they expire). `cacheMiddleware`: the SDK resolves
- * each command type's middleware once instead of on every call (its documented option; the stack
- * must not change after the first call: every step is added or removed here, before any).
+ * each command type's middleware once instead of on every call (its documented client setting,
+ * SmithyConfiguration.cacheMiddleware: "modifying the middlewareStack ... after requests have been
+ * made will not be recognized"; every step is added or removed here, before any call).
  */
 export const plainClient = (
   budget: TimeBudget,
@@ -104,7 +105,8 @@ export const plainClient = (
 
 /**
  * The client for the plain client's commands, with the handler cache: lib-dynamodb's commands
- * cannot run on it (each resolved handler would keep its first command's input), so the items
+ * cannot run on it (each resolved handler would keep its first command's input; lib-dynamodb
+ * refuses such a client, aws/aws-sdk-js-v3#7762 and #7801 would lift that), so the items
  * are marshalled with @aws-sdk/util-dynamodb by the repository that sends them (pets-repository.ts);
  * the keys and the idempotency records keep lib-dynamodb's (document-client.ts).
  */
