@@ -56,6 +56,8 @@ const UNNEEDED_MIDDLEWARE = ['loggerMiddleware', 'recursionDetectionMiddleware']
 
 /** Wraps the plain client before anything is built on it (X-Ray subsegments, shared/lambda). */
 export type ClientInstrumentation = (client: DynamoDBClient) => DynamoDBClient;
+/** The client as it is: no instrumentation (tests, tools). */
+export const uninstrumented: ClientInstrumentation = (client) => client;
 
 /** Where and as whom, when not from the environment (the functions' way): tests' own DynamoDBs. */
 export type Connection = Pick<DynamoDBClientConfig, 'endpoint' | 'region' | 'credentials'>;
@@ -112,7 +114,7 @@ export const plainClient = (
  */
 export const createDynamoDBClient = (
   budget = DYNAMODB_TIME_BUDGET,
-  instrument: ClientInstrumentation = (client) => client,
+  instrument = uninstrumented,
   connection?: Connection,
 ): DynamoDBClient => plainClient(budget, instrument, true, connection);
 
@@ -122,8 +124,8 @@ let containerHandler: DynamoDBClient['config']['requestHandler'] | undefined;
  * animals' below, the document client of document-client.ts) share one request handler, so one
  * pool of connections: a keyed create's records ride the connection its animal's put opened.
  */
-export const containerClient = (cacheMiddleware: boolean, instrument?: ClientInstrumentation): DynamoDBClient => {
-  const client = plainClient(budgetFromEnvironment(), instrument ?? ((c) => c), cacheMiddleware, {}, containerHandler);
+export const containerClient = (cacheMiddleware: boolean, instrument = uninstrumented): DynamoDBClient => {
+  const client = plainClient(budgetFromEnvironment(), instrument, cacheMiddleware, {}, containerHandler);
   containerHandler ??= client.config.requestHandler;
   return client;
 };

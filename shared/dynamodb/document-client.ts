@@ -9,13 +9,14 @@ import {
   containerClient,
   DYNAMODB_TIME_BUDGET,
   plainClient,
+  uninstrumented,
 } from './client.ts';
 
 const MARSHALLING = { marshallOptions: { removeUndefinedValues: true } };
 
 export const createDocumentClient = (
   budget = DYNAMODB_TIME_BUDGET,
-  instrument: ClientInstrumentation = (client) => client,
+  instrument = uninstrumented,
   connection?: Connection,
 ): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(plainClient(budget, instrument, false, connection), MARSHALLING);
