@@ -2,7 +2,12 @@
 // takes its share before its first byte arrives (request-body.ts), so without a share per key
 // one key's uploads that declare a body and never send it took the whole budget, and every
 // other key's POST waited for them (an attack did: ~2,050 stalled uploads, 300 s each). Now a
-// key over its share waits behind its own requests, and the others are served.
+// key over its share waits behind its own requests, and the others are served. Shares alone did
+// not do: eight keys at their share held the whole budget, and a ninth key's POSTs waited up to
+// 8.7 s for one of their bodies to time out. So each key also has a reserve that it may always
+// hold, whatever the others hold: what the bodies being read hold is at most the budget plus a
+// reserve per key with a body in flight (keys are credentials the stage issued, not connections).
+import { MAX_BODY_BYTES } from '../../shared/api/routes.ts';
 
 /** What the bodies being read may hold at once, together: a few thousand of the largest. */
 export const BODIES_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
@@ -13,10 +18,18 @@ export const BODIES_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
  * to hold the whole budget, each only as long as a body may take (request-body.ts).
  */
 export const KEY_SHARE_BYTES = BODIES_IN_FLIGHT_BYTES / 8;
+/**
+ * What a key may hold whatever the budget holds: as many of the largest bodies as its POSTs can
+ * run at once (LOCAL_FUNCTION_CONCURRENCY's 8), so that a key that sends its bodies is answered at
+ * its functions' pace however many other keys stall theirs.
+ */
+export const KEY_RESERVE_BYTES = 8 * (MAX_BODY_BYTES + 1);
 
 export interface BodyBudgetLimits {
   totalBytes: number;
   keyShareBytes: number;
+  /** What a key may hold outside the total's limit; none unless set. */
+  keyReserveBytes?: number;
 }
 
 export interface BodyHold {
@@ -30,7 +43,10 @@ export interface BodyHold {
 }
 
 export interface BodyBudget {
-  /** Holds `bytes` of `key`'s share and of the total: at once when they fit and nobody waits before, else in turn. */
+  /**
+   * Holds `bytes` of `key`'s share and of the total: at once when they fit and nobody waits before
+   * (or they fit the key's reserve and none of its own requests waits), else in turn.
+   */
   hold(key: string, bytes: number): BodyHold;
 }
 
@@ -46,7 +62,7 @@ interface KeyState {
   line: Waiter[];
 }
 
-export const createBodyBudget = ({ totalBytes, keyShareBytes }: BodyBudgetLimits): BodyBudget => {
+export const createBodyBudget = ({ totalBytes, keyShareBytes, keyReserveBytes = 0 }: BodyBudgetLimits): BodyBudget => {
   let held = 0;
   const keys = new Map<string, KeyState>();
   /** The keys with a line, in the order their next turn comes (each goes to the back once served). */
@@ -55,6 +71,8 @@ export const createBodyBudget = ({ totalBytes, keyShareBytes }: BodyBudgetLimits
   // "Nothing held" lets one body through whatever its size: a limit never stops everything.
   const fitsTotal = (bytes: number) => held === 0 || held + bytes <= totalBytes;
   const fitsShare = (key: KeyState, bytes: number) => key.held === 0 || key.held + bytes <= keyShareBytes;
+  /** Within the key's reserve: held whatever the others hold. */
+  const fitsReserve = (key: KeyState, bytes: number) => key.held + bytes <= keyReserveBytes;
   /** A key's next request would fit its share, so what it waits for is the total: a newcomer must not take it first. */
   const waitsForTotal = () => [...turns].some((key) => fitsShare(key, key.line[0]!.bytes));
 
@@ -72,15 +90,22 @@ export const createBodyBudget = ({ totalBytes, keyShareBytes }: BodyBudgetLimits
    * Hands what is free to the waiting, one request per key in turn, so that a key with a long
    * line takes no more of it than a key with one request waiting. A key at its share is passed
    * over (it waits behind its own requests); a key waiting for the total keeps its place, and
-   * those after it wait too (else small bodies could pass a large one for ever). A key served
-   * goes to the back of `turns`, and a Set's iteration reaches what was added during it: the
-   * loop goes round until no key's next request fits.
+   * those after it wait too (else small bodies could pass a large one for ever), except for what
+   * fits their reserve. A key served goes to the back of `turns`, and a Set's iteration reaches
+   * what was added during it: the loop goes round until no key's next request fits.
    */
   const serve = () => {
+    /** A key before waits for the total: those after it wait too, but for their reserve. */
+    let totalAwaited = false;
     for (const key of turns) {
       const next = key.line[0]!;
-      if (!fitsShare(key, next.bytes)) continue;
-      if (!fitsTotal(next.bytes)) return;
+      if (!fitsReserve(key, next.bytes)) {
+        if (!fitsShare(key, next.bytes)) continue;
+        if (totalAwaited || !fitsTotal(next.bytes)) {
+          totalAwaited = true;
+          continue;
+        }
+      }
       key.line.shift();
       take(key, next.bytes);
       turns.delete(key);
@@ -113,7 +138,8 @@ export const createBodyBudget = ({ totalBytes, keyShareBytes }: BodyBudgetLimits
         forgetIfIdle(name, state);
         serve();
       };
-      if (state.line.length === 0 && fitsShare(state, bytes) && fitsTotal(bytes) && !waitsForTotal()) {
+      const fits = fitsReserve(state, bytes) || (fitsShare(state, bytes) && fitsTotal(bytes) && !waitsForTotal());
+      if (state.line.length === 0 && fits) {
         take(state, bytes);
         return { turn: undefined, release };
       }

@@ -138,7 +138,11 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const refusal = keyLimiter.take(identity.usageKey);
     if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
     // Within the caller's own share of the bodies' budget: one key's stalled uploads never hold up another's.
-    const body = await readBody(req, res, identity.principalId).catch(refuseLateBody);
+    // A route that takes no body reads none and holds none of the budget (a GET that declared 16 KiB
+    // and sent nothing held its share until the body timed out); what the client sends is dropped.
+    const body = match.route.body
+      ? await readBody(req, res, identity.principalId).catch(refuseLateBody)
+      : Buffer.alloc(0);
 
     const event = proxyEvent(clientRequest(req, url, body), match, {
       accountId: ACCOUNT,

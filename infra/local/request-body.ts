@@ -7,7 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { MAX_BODY_BYTES } from '../../shared/api/routes.ts';
-import { BODIES_IN_FLIGHT_BYTES, type BodyBudgetLimits, createBodyBudget, KEY_SHARE_BYTES } from './body-budget.ts';
+import {
+  BODIES_IN_FLIGHT_BYTES,
+  type BodyBudgetLimits,
+  createBodyBudget,
+  KEY_RESERVE_BYTES,
+  KEY_SHARE_BYTES,
+} from './body-budget.ts';
 
 /** API Gateway's own payload limit: a request that declares more is refused before anything else. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -104,13 +110,14 @@ export type BodyReader = (req: IncomingMessage, res: ServerResponse, key: string
 
 /**
  * Reads bodies within one budget, of which `key` (the caller's key) holds at most its share:
- * BODIES_IN_FLIGHT_BYTES, KEY_SHARE_BYTES and BODY_READ_TIMEOUT_MS unless `options` say
+ * BODIES_IN_FLIGHT_BYTES, KEY_SHARE_BYTES, KEY_RESERVE_BYTES and BODY_READ_TIMEOUT_MS unless `options` say
  * otherwise (tests do, to be quick).
  */
 export const createBodyReader = (options: Partial<BodyReaderOptions> = {}): BodyReader => {
   const budget = createBodyBudget({
     totalBytes: options.totalBytes ?? BODIES_IN_FLIGHT_BYTES,
     keyShareBytes: options.keyShareBytes ?? KEY_SHARE_BYTES,
+    keyReserveBytes: options.keyReserveBytes ?? KEY_RESERVE_BYTES,
   });
   const timeoutMs = options.timeoutMs ?? BODY_READ_TIMEOUT_MS;
   return async (req, res, key) => {

@@ -49,8 +49,13 @@ beforeAll(async () => {
     },
     authorizerCache: createAuthorizerCache(0),
     throttle: { rate: 1000, burst: 1000 },
-    // A key's share: one of the largest bodies.
-    bodies: { totalBytes: 4 * (MAX_BODY_BYTES + 1), keyShareBytes: MAX_BODY_BYTES + 1, timeoutMs: TIMEOUT_MS },
+    // A key's share: one of the largest bodies; no reserve beyond it, so that the shares are what is under test.
+    bodies: {
+      totalBytes: 4 * (MAX_BODY_BYTES + 1),
+      keyShareBytes: MAX_BODY_BYTES + 1,
+      keyReserveBytes: 0,
+      timeoutMs: TIMEOUT_MS,
+    },
     accessLog: (line) => accessLog.push(line),
   });
   server = createServer(listener);

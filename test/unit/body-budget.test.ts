@@ -71,3 +71,24 @@ test('a newcomer does not pass a request waiting for the total, however small it
   await tick();
   expect(held).toEqual([true, true]);
 });
+
+test('keys at their share holding the whole budget: another key still gets its reserve at once, and no more', async () => {
+  const budget = createBodyBudget({ totalBytes: 40, keyShareBytes: 20, keyReserveBytes: 10 });
+  const stalling = ['a', 'b'].flatMap((key) => [budget.hold(key, 10), budget.hold(key, 10)]);
+  expect(stalling.map((hold) => hold.turn === undefined)).toEqual([true, true, true, true]);
+  // The total is full: a third stalling key gets its reserve, then waits for the total; a fourth
+  // key's reserve passes it.
+  expect(budget.hold('c', 10).turn).toBeUndefined();
+  const waiting = budget.hold('c', 10);
+  expect(waiting.turn).toBeDefined();
+  const quiet = budget.hold('quiet', 5);
+  expect(quiet.turn).toBeUndefined();
+  expect(budget.hold('quiet', 5).turn).toBeUndefined();
+  const past = budget.hold('quiet', 5);
+  expect(past.turn).toBeDefined();
+  // What frees up from the reserve goes to the reserve's own key first, not to the total's line.
+  const held = heldSoFar([waiting, past]);
+  quiet.release();
+  await tick();
+  expect(held).toEqual([false, true]);
+});
