@@ -74,9 +74,8 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     token: string,
     methodArn: string,
   ): Promise<CallerIdentity & { usageKey: string | undefined }> => {
-    let policy = authorizerCache.get(token);
-    if (!policy) {
-      const keep = authorizerCache.begin();
+    // One lookup per token at a time: requests of a key not yet cached wait for the same answer.
+    const policy = await authorizerCache.lookup(token, async () => {
       let result: APIGatewayAuthorizerResult;
       try {
         result = await authorizer.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
@@ -88,9 +87,8 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       if (!result?.principalId || !result.policyDocument) {
         throw new GatewayError('AUTHORIZER_CONFIGURATION_ERROR', 'Authorizer returned an invalid response');
       }
-      keep(token, result);
-      policy = result;
-    }
+      return result;
+    });
     // As API Gateway does, a cached policy is evaluated against every new method ARN.
     if (!allows(policy, methodArn))
       throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');

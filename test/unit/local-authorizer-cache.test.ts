@@ -38,4 +38,51 @@ describe('the local authorizer cache', () => {
     cache.begin()('token', 'allow, read after');
     expect(cache.get('token')).toBe('allow, read after');
   });
+
+  it('makes one lookup of a token for the requests that need it at once, and shares its refusal too', async () => {
+    const cache = createAuthorizerCache<string>(300);
+    let loads = 0;
+    let answer!: (value: string) => void;
+    const load = () => {
+      loads++;
+      return new Promise<string>((resolve) => (answer = resolve));
+    };
+    const lookups = [cache.lookup('token', load), cache.lookup('token', load), cache.lookup('token', load)];
+    answer('allow');
+    expect(await Promise.all(lookups)).toEqual(['allow', 'allow', 'allow']);
+    expect(loads).toBe(1);
+    expect(await cache.lookup('token', load)).toBe('allow'); // cached now: no lookup
+
+    const refusing = () => {
+      loads++;
+      return Promise.reject(new Error('Unauthorized'));
+    };
+    const refused = await Promise.allSettled([cache.lookup('other', refusing), cache.lookup('other', refusing)]);
+    expect(refused.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(loads).toBe(2);
+  });
+
+  it('starts a lookup of its own after a flush, rather than join one that began before it', async () => {
+    const cache = createAuthorizerCache<string>(300);
+    const answers: Array<(value: string) => void> = [];
+    const load = () => new Promise<string>((resolve) => answers.push(resolve));
+    const early = cache.lookup('token', load);
+    cache.flush(); // a revoke
+    const late = cache.lookup('token', load);
+    expect(answers).toHaveLength(2);
+    answers[0]!('allow, read before the revoke');
+    answers[1]!('deny, read after');
+    expect([await early, await late]).toEqual(['allow, read before the revoke', 'deny, read after']);
+    expect(cache.get('token')).toBe('deny, read after');
+  });
+
+  it('without a cache (TTL 0), every request asks the authorizer, as deployed', async () => {
+    const cache = createAuthorizerCache<string>(0);
+    let loads = 0;
+    const load = async () => `allow ${++loads}`;
+    expect(await Promise.all([cache.lookup('token', load), cache.lookup('token', load)])).toEqual([
+      'allow 1',
+      'allow 2',
+    ]);
+  });
 });
