@@ -11,7 +11,7 @@ import {
   IdempotencyKey,
 } from '../shared/api/idempotency.ts';
 import { API_VERSION_PATH, type OperationId, type Route, routes } from '../shared/api/routes.ts';
-import { ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
+import { bodySchemas, ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
 import { AUTHORIZATION_PATTERN } from '../shared/domain/api-keys.ts';
 import { errorExamples, headerExamples, parameterExamples, petExamples } from './openapi-examples.ts';
 import { guide } from './openapi-guide.ts';
@@ -115,6 +115,13 @@ const operations: Record<OperationId, OperationDoc> = {
   },
 };
 
+/** The id a schema is registered under: its name among the document's components. */
+const schemaId = (schema: z.ZodMiniType): string => {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id === undefined) throw new Error('a body schema without an id (shared/api/schemas.ts)');
+  return id;
+};
+
 /** An operation's description, parameters, body and answers: its document's words on its route's facts. */
 const operationOf = (route: Route) => {
   const { description, parameters: params, bodyExamples, ...answers } = operations[route.operationId];
@@ -124,7 +131,7 @@ const operationOf = (route: Route) => {
     ...(route.body !== undefined && {
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: ref(route.body), examples: bodyExamples } },
+        content: { 'application/json': { schema: ref(schemaId(bodySchemas[route.body])), examples: bodyExamples } },
       },
     }),
     responses: responsesOf(route, answers),

@@ -6,6 +6,8 @@
 // The route table: the CDK API, the local server, the OpenAPI document and the typed
 // client are all generated from it, so a route exists everywhere or nowhere.
 
+import type { BodySchemaName } from './schemas.ts';
+
 export const API_VERSION_PATH = '/v1';
 
 /**
@@ -63,8 +65,8 @@ interface RouteEntry {
   readonly scope: KeyScope;
   /** It reads query parameters (a malformed one is a 400). */
   readonly query?: true;
-  /** It takes a JSON body of this schema (shared/api/schemas.ts's id): 400, 413 and 415 are then its answers too. */
-  readonly body?: string;
+  /** It takes a JSON body of this schema (shared/api/schemas.ts, bodySchemas): 400, 413 and 415 are then its answers too. */
+  readonly body?: BodySchemaName;
   /**
    * What its handler answers beyond the generic answers (`answers` below): its success status
    * first (204: no content), then its own refusals.

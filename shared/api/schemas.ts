@@ -80,6 +80,15 @@ export const NewPet = /* @__PURE__ */ z
   });
 export type NewPet = z.output<typeof NewPet>;
 
+/**
+ * Every request body an operation takes, under the id it is registered with: a route entry's
+ * `body` is one of these names (shared/api/routes.ts), so a misspelt one is a type error, and the
+ * OpenAPI document refers to the schema it names. A name, not the schema: the route table is in
+ * every function's bundle, and would then carry every body schema into all of them.
+ */
+export const bodySchemas = /* @__PURE__ */ (() => ({ NewPet }))();
+export type BodySchemaName = keyof typeof bodySchemas;
+
 export const Pet = /* @__PURE__ */ z
   .strictObject({
     id: meta(Id, { description: 'Unique identifier, assigned by the service on creation.' }),

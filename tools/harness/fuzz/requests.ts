@@ -2,7 +2,8 @@
 // bodies, query strings, headers, path parameters and methods, valid and not,
 // including oversized ones. Only what node:http can put on the wire is generated.
 import fc from 'fast-check';
-import { LIMIT_MAX, MAX_ID, NAME_MAX_LENGTH } from '../../../shared/api/schemas.ts';
+import { pathParameters, type Route, resourcePath, routes } from '../../../shared/api/routes.ts';
+import { LIMIT_MAX, ListPetsQuery, MAX_ID, NAME_MAX_LENGTH } from '../../../shared/api/schemas.ts';
 import { MAX_BODY_BYTES } from '../../../shared/lambda/middleware.ts';
 
 export interface FuzzRequest {
@@ -53,7 +54,8 @@ const numberText = fc.oneof(
 const prototypeNames = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty');
 const oversized = fc.integer({ min: 1, max: 3 }).map((factor) => 'x'.repeat(factor * 2500));
 
-const petIdSegment = fc.oneof(
+/** A path parameter's value: mostly a plausible id, else anything a decoder or a parser trips on. */
+const parameterSegment = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 1, max: 2000 }).map(String) },
   { weight: 2, arbitrary: numberText.map(encodeURIComponent) },
   { weight: 2, arbitrary: encodedText(20) },
@@ -64,7 +66,7 @@ const petIdSegment = fc.oneof(
 
 const queryParameter = fc.tuple(
   fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom('limit', 'status', 'cursor') },
+    { weight: 6, arbitrary: fc.constantFrom(...Object.keys(ListPetsQuery.shape)) },
     { weight: 1, arbitrary: prototypeNames },
     { weight: 1, arbitrary: encodedText(10) },
     { weight: 1, arbitrary: brokenEncoding },
@@ -178,44 +180,56 @@ const extraHeaders = fc.dictionary(
   { maxKeys: 3 },
 );
 
+/**
+ * A request of one route of the route table: its method, its path with every parameter filled,
+ * and a query string (read or not, the function must refuse or ignore it). From `routes`, so that
+ * a new operation is fuzzed as soon as it exists.
+ */
+const routeRequest = (r: Route) =>
+  fc
+    .tuple(
+      fc.array(parameterSegment, { minLength: pathParameters(r).length, maxLength: pathParameters(r).length }),
+      queryString,
+    )
+    .map(([values, query]) => {
+      let next = 0;
+      const path = resourcePath(r).replace(/\{\w+\}/g, () => values[next++]!);
+      return { method: r.method, path: `${path}${query}`, takesBody: r.body !== undefined };
+    });
+
 const route = fc.oneof(
-  { weight: 4, arbitrary: queryString.map((query) => ({ method: 'GET', path: `/v1/pets${query}` })) },
-  {
-    weight: 3,
-    arbitrary: fc
-      .tuple(petIdSegment, queryString)
-      .map(([id, query]) => ({ method: 'GET', path: `/v1/pets/${id}${query}` })),
-  },
-  { weight: 4, arbitrary: queryString.map((query) => ({ method: 'POST', path: `/v1/pets${query}` })) },
+  ...routes.map((r) => ({ weight: pathParameters(r).length > 0 ? 3 : 4, arbitrary: routeRequest(r) })),
   {
     weight: 2,
-    arbitrary: fc.record({
-      method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
-      path: fc.oneof(
-        fc.constantFrom(
-          '/',
-          '/v1',
-          '/v1/',
-          '/v1/pets/',
-          '/v1/pets/1/',
-          '/v1/pets/1/extra',
-          '/v2/pets',
-          '//v1//pets',
-          '/V1/PETS',
-          '/v1/store/orders',
+    arbitrary: fc
+      .record({
+        method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
+        path: fc.oneof(
+          fc.constantFrom(
+            '/',
+            '/v1',
+            '/v1/',
+            '/v1/pets/',
+            '/v1/pets/1/',
+            '/v1/pets/1/extra',
+            '/v2/pets',
+            '//v1//pets',
+            '/V1/PETS',
+            '/v1/store/orders',
+          ),
+          fc
+            .array(
+              fc.oneof(
+                encodedText(10),
+                brokenEncoding,
+                rawText(10).filter((s) => !s.includes('/')),
+              ),
+              { minLength: 1, maxLength: 4 },
+            )
+            .map((segments) => `/${segments.join('/')}`),
         ),
-        fc
-          .array(
-            fc.oneof(
-              encodedText(10),
-              brokenEncoding,
-              rawText(10).filter((s) => !s.includes('/')),
-            ),
-            { minLength: 1, maxLength: 4 },
-          )
-          .map((segments) => `/${segments.join('/')}`),
-      ),
-    }),
+      })
+      .map((junk) => ({ ...junk, takesBody: junk.method === 'POST' })),
   },
 );
 
@@ -228,11 +242,11 @@ export const fuzzRequest = (key: string): fc.Arbitrary<FuzzRequest> =>
       extra: extraHeaders,
       body: fc.option(body, { freq: 3, nil: undefined }),
     })
-    .map(({ route, authorization, contentType, extra, body }) => {
+    .map(({ route: { takesBody, ...route }, authorization, contentType, extra, body }) => {
       const headers: Record<string, string> = { ...extra };
       if (authorization !== undefined) headers.Authorization = authorization;
       if (contentType !== undefined) headers['Content-Type'] = contentType;
-      // A POST mostly carries a body; other methods sometimes do.
-      const withBody = route.method === 'POST' ? (body ?? Buffer.from('{"name":"Rex","categoryId":1}')) : body;
+      // A request to an operation that takes a body mostly carries one; others sometimes do.
+      const withBody = takesBody ? (body ?? Buffer.from('{"name":"Rex","categoryId":1}')) : body;
       return { ...route, headers, ...(withBody !== undefined && { body: withBody }) };
     });
