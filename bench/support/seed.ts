@@ -4,8 +4,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type BatchWriteCommandInput, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localClientConfig } from '../../infra/local/function-environment.ts';
 import { type Pet, PetStatus } from '../../shared/api/schemas.ts';
-import { statusShardKey } from '../../shared/dynamodb/status-shards.ts';
-import { petsTable, STATUS_SHARD_ATTRIBUTE } from '../../shared/dynamodb/tables.ts';
+import { petItem } from '../../shared/dynamodb/pet-writes.ts';
+import { petsTable } from '../../shared/dynamodb/tables.ts';
 import { inParallel } from '../../tools/harness/http-client.ts';
 
 /** Seeded ids live far above the ids the service hands out, so creates never collide with them. */
@@ -17,7 +17,7 @@ const BATCH_SIZE = 25; // DynamoDB's BatchWriteItem limit
 const seededPet = (index: number, shards: number) => {
   const id = SEED_FIRST_ID + index;
   const pet: Pet = { id, name: `Seeded animal ${index}`, categoryId: (index % 50) + 1, status: STATUSES[index % 3]! };
-  return { ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, id, shards) };
+  return petItem(pet, shards);
 };
 
 /** Writes `count` seeded animals, 16 batches in flight; resolves to the milliseconds it took. */

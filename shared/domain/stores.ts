@@ -22,6 +22,8 @@ export interface PetsRepository {
   /** An id no animal has, and none will be given: for a create that must name its id before it writes. */
   newId(): Promise<number>;
   get(id: number): Promise<Pet | undefined>;
+  /** Changes some fields of the animal `id`; undefined, and nothing written, when no animal has it. */
+  update(id: number, changes: Partial<NewPet>): Promise<Pet | undefined>;
   list(request: ListRequest): Promise<ListPage>;
 }
 

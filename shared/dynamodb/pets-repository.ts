@@ -7,7 +7,6 @@ import {
   ConditionalCheckFailedException,
   type DynamoDBClient,
   GetItemCommand,
-  PutItemCommand,
   QueryCommand,
   ScanCommand,
   UpdateItemCommand,
@@ -18,7 +17,8 @@ import type { CursorCodec } from '../domain/cursor.ts';
 import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
 import type { PetsRepository } from '../domain/stores.ts';
 import { withAvailability } from './client.ts';
-import { statusShardKey, statusShardKeys } from './status-shards.ts';
+import { putNewPet, updatePet } from './pet-writes.ts';
+import { statusShardKeys } from './status-shards.ts';
 import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 
 export interface PetsRepositoryOptions {
@@ -35,21 +35,6 @@ export interface PetsRepositoryOptions {
 const PET_ID_COUNTER = 'petId';
 /** A put that finds its id taken means the counter went back (a restored table): skip ahead. */
 const MAX_CREATE_ATTEMPTS = 5;
-
-/**
- * The create's one write. It never overwrites another animal; the second clause is for the
- * SDK's retry of a put whose answer timed out after it landed: that retry finds this very
- * item and must succeed, rather than make the caller create a duplicate under a new id.
- */
-const putNewPet = (tableName: string, pet: Pet, shards: number): PutItemCommand =>
-  new PutItemCommand({
-    TableName: tableName,
-    Item: marshall({ ...pet, [STATUS_SHARD_ATTRIBUTE]: statusShardKey(pet.status, pet.id, shards) }),
-    ConditionExpression:
-      'attribute_not_exists(id) OR (#name = :name AND categoryId = :categoryId AND #status = :status)',
-    ExpressionAttributeNames: { '#name': 'name', '#status': 'status' },
-    ExpressionAttributeValues: marshall({ ':name': pet.name, ':categoryId': pet.categoryId, ':status': pet.status }),
-  });
 
 const toPet = (item: Record<string, AttributeValue>): Pet => {
   const { id, name, categoryId, status } = unmarshall(item);
@@ -100,11 +85,17 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
       }
     },
 
-    async get(id) {
-      const { Item } = await withAvailability(() =>
-        client.send(new GetItemCommand({ TableName: petsTableName, Key: marshall({ id }) })),
-      );
-      return Item ? toPet(Item) : undefined;
+    get,
+
+    async update(id, changes) {
+      if (Object.keys(changes).length === 0) return get(id);
+      try {
+        const { Attributes } = await withAvailability(() => client.send(updatePet(petsTableName, id, changes, shards)));
+        return Attributes && toPet(Attributes);
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return undefined;
+        throw error;
+      }
     },
 
     // One extra item tells whether another page exists, so the last page never
@@ -145,6 +136,13 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
       return merged(shardPages, limit, status);
     },
   };
+
+  async function get(id: number) {
+    const { Item } = await withAvailability(() =>
+      client.send(new GetItemCommand({ TableName: petsTableName, Key: marshall({ id }) })),
+    );
+    return Item ? toPet(Item) : undefined;
+  }
 
   function pageOf(pets: Pet[], more: boolean, status: PetStatus | null) {
     const last = pets.at(-1);
