@@ -35,7 +35,7 @@ import {
   hasUnknownExpectation,
   RequestAbandoned,
 } from './request-body.ts';
-import { matchRoute } from './route-matcher.ts';
+import { matchRoute, originForm } from './route-matcher.ts';
 import { createThrottle } from './throttle.ts';
 
 const ACCOUNT = '000000000000';
@@ -106,7 +106,8 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     log: AccessLogLine,
   ): Promise<APIGatewayProxyResult> => {
     // Appended, not resolved: a target like `//x/y` is a path here, never an authority
-    // (resolving it threw on `//%zz`: a 500). Other targets (`*`, absolute-form) match no route.
+    // (resolving it threw on `//%zz`: a 500). Other targets (`*`) match no route; an absolute-form
+    // one is in origin form by now.
     const url = new URL(`http://localhost${req.url?.startsWith('/') ? req.url : '/'}`);
     const method = req.method ?? 'GET';
     // Everything up to the function's call is decided from the headers: a body is read only
@@ -170,6 +171,8 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
   };
 
   return (req, res) => {
+    // An absolute-form target is served as its path, by the reference page too.
+    if (req.url) req.url = originForm(req.url);
     if (serveDocsPage(req, res)) return; // the API reference: not part of the API (no key, no throttle, no access log)
     const requestId = randomUUID();
     const started = Date.now();

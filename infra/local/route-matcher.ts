@@ -40,3 +40,17 @@ const safeDecode = (segment: string): string => {
     return segment;
   }
 };
+
+/** An absolute-form target's scheme and authority (RFC 9112 §3.2.2); the scheme is any case (RFC 3986 §3.1). */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * A request target in origin form: an absolute-form target (`http://host/v1/pets`, which RFC
+ * 9112 §3.2.2 has every server accept) as its path and query, `/` when it has no path.
+ */
+export const originForm = (target: string): string => {
+  const authority = ABSOLUTE_FORM.exec(target)?.[0];
+  if (authority === undefined) return target;
+  const rest = target.slice(authority.length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+};
