@@ -145,6 +145,13 @@ export const parseJsonBody = <S extends z.ZodMiniType>(
   event: APIGatewayProxyEvent,
   schema: S,
 ): ParsedBody<z.output<S>> => {
+  // Two Content-Type headers: `headers` holds only the last (API Gateway's proxy event) where
+  // another reader may take the first. The body's type is then unknown, whichever is valid.
+  if (headerValues(event, 'content-type').length > 1) {
+    throw new BadRequestError('Content-Type must be sent once', [
+      { field: 'Content-Type', message: 'must be sent once' },
+    ]);
+  }
   const contentType = header(event, 'content-type')?.trim() ?? '';
   if (!JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaTypeError();
   const charset = CHARSET_PARAMETER.exec(contentType)?.[1];
