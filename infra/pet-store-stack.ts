@@ -114,6 +114,7 @@ export class PetStoreStack extends Stack {
       baseUrl: api.baseUrl,
       apiStage: apiStageByName,
       alarmActions: monitoring.alarmActions,
+      noDataActions: monitoring.filteredAlarmActions,
       dashboard: monitoring.dashboard,
     });
     // The probe key and the canary's key, minted by the stack: a fresh stage needs no key by hand.

@@ -6,7 +6,7 @@ import type { IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type CfnSubscription, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { type DeployedStage, stackName } from '../stages.ts';
@@ -16,6 +16,21 @@ import {
   alarmDestinationsEnvVar,
   hasAlarmDestination,
 } from './alarm-destinations.ts';
+
+/**
+ * What the stage's subscriptions receive of CloudWatch's alarm messages (JSON bodies with
+ * `OldStateValue` and `NewStateValue`): every entry into ALARM, and every way out of ALARM or OK.
+ * Left out: the transitions out of INSUFFICIENT_DATA into OK, which is what each new alarm makes
+ * first ("When this operation creates an alarm, the alarm state is immediately set to
+ * INSUFFICIENT_DATA. The alarm is then evaluated ... Any actions associated with the new state are
+ * then executed", PutMetricAlarm): without it, a first deploy would send one OK notification per
+ * alarm. An alarm leaving ALARM (its recovery) and a running canary going silent (OK to
+ * INSUFFICIENT_DATA, canary.ts) still arrive. CDK's typed filters have no "$or"; the policy is
+ * set on the subscription as SNS takes it (scope MessageBody).
+ */
+const ALARM_NOTIFICATION_FILTER = {
+  $or: [{ NewStateValue: ['ALARM'] }, { OldStateValue: ['ALARM', 'OK'] }],
+} as const;
 
 export interface AlarmTopicProps {
   readonly stage: DeployedStage;
@@ -28,6 +43,12 @@ export class AlarmTopic extends Construct {
   readonly topic: Topic;
   /** What every alarm does on ALARM and on OK: this topic, plus each existing topic named as a destination. */
   readonly actions: readonly IAlarmAction[];
+  /**
+   * The topic alone, whose subscriptions filter (ALARM_NOTIFICATION_FILTER): for the actions of
+   * a state a new alarm may start in (INSUFFICIENT_DATA), which the existing topics named as
+   * destinations would receive unfiltered.
+   */
+  readonly filteredActions: readonly IAlarmAction[];
 
   constructor(scope: Construct, id: string, { stage, destinations, destinationRequired }: AlarmTopicProps) {
     super(scope, id);
@@ -78,8 +99,15 @@ export class AlarmTopic extends Construct {
       }),
     );
 
-    for (const email of destinations.emails) this.topic.addSubscription(new EmailSubscription(email));
-    for (const url of destinations.urls) this.topic.addSubscription(new UrlSubscription(url));
+    const subscriptions = [
+      ...destinations.emails.map((email) => this.topic.addSubscription(new EmailSubscription(email))),
+      ...destinations.urls.map((url) => this.topic.addSubscription(new UrlSubscription(url))),
+    ];
+    for (const subscription of subscriptions) {
+      const resource = subscription.node.defaultChild as CfnSubscription;
+      resource.filterPolicyScope = 'MessageBody';
+      resource.filterPolicy = ALARM_NOTIFICATION_FILTER;
+    }
     if (destinations.emails.length + destinations.urls.length > 0) {
       Validations.of(this.topic).acknowledge({
         id: 'Serverless-SNSRedrivePolicy',
@@ -89,8 +117,9 @@ export class AlarmTopic extends Construct {
           'CloudWatch and on the dashboard, which is where on-call looks when a page is missed.',
       });
     }
+    this.filteredActions = [new SnsAction(this.topic)];
     this.actions = [
-      new SnsAction(this.topic),
+      ...this.filteredActions,
       ...destinations.topicArns.map(
         (arn, index) => new SnsAction(Topic.fromTopicArn(this, `Destination${index}`, arn)),
       ),

@@ -55,6 +55,8 @@ export interface SmokeCanaryProps {
   readonly baseUrl: string;
   /** The stage's alarm topic (and any existing topic it names). */
   readonly alarmActions: readonly IAlarmAction[];
+  /** For INSUFFICIENT_DATA (the runs stopped): the stage's topic alone, whose subscriptions filter. */
+  readonly noDataActions: readonly IAlarmAction[];
 }
 
 export class SmokeCanary extends Construct {
@@ -65,7 +67,11 @@ export class SmokeCanary extends Construct {
 
   readonly logGroup: LogGroup;
 
-  constructor(scope: Construct, id: string, { stage, settings, storage, baseUrl, alarmActions }: SmokeCanaryProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { stage, settings, storage, baseUrl, alarmActions, noDataActions }: SmokeCanaryProps,
+  ) {
     super(scope, id);
     const name = stackName(stage);
     this.keySecret = new Secret(this, 'KeySecret', {
@@ -130,10 +136,15 @@ export class SmokeCanary extends Construct {
       removalPolicy: removalPolicyOf(storage),
     });
 
-    // Missing data breaches: a canary that stopped running watches nothing, which on-call must know.
+    // No data is no verdict (missing), not a breach: a new alarm sees no run yet, and "breaching"
+    // put it in ALARM (and paged) before the canary's first run. With "missing" it stays
+    // INSUFFICIENT_DATA until the first run, then OK (alarm-topic.ts keeps that creation-time
+    // transition from the subscriptions); a canary that stops running takes it from OK to
+    // INSUFFICIENT_DATA once a whole evaluation range has no run, which notifies the stage's
+    // subscriptions (its INSUFFICIENT_DATA action), as failed runs notify everyone (ALARM).
     this.alarm = new Alarm(this, 'FailedRuns', {
       alarmName: `${name}-SmokeCanary`,
-      alarmDescription: `The smoke canary's read-only checks failed ${settings.failedRunsToAlarm} runs in a row, or it stopped running: the stage breaks a rule clients rely on, from outside. No data is an alarm: a canary that does not run watches nothing. Runbook: docs/runbook.md, section SmokeCanary.`,
+      alarmDescription: `The smoke canary's read-only checks failed ${settings.failedRunsToAlarm} runs in a row (ALARM), or it stopped running (INSUFFICIENT_DATA, notified too): the stage breaks a rule clients rely on, from outside, or nothing watches it. Runbook: docs/runbook.md, section SmokeCanary.`,
       metric: this.canary.metricSuccessPercent({
         period: Duration.minutes(settings.everyMinutes),
         statistic: 'Minimum',
@@ -142,10 +153,13 @@ export class SmokeCanary extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       evaluationPeriods: settings.failedRunsToAlarm,
       datapointsToAlarm: settings.failedRunsToAlarm,
-      treatMissingData: TreatMissingData.BREACHING,
+      treatMissingData: TreatMissingData.MISSING,
     });
     this.alarm.addAlarmAction(...alarmActions);
     this.alarm.addOkAction(...alarmActions);
+    // The stage's topic alone: its subscriptions drop the state a new alarm starts in (alarm-topic.ts);
+    // an existing topic named as a destination would not.
+    this.alarm.addInsufficientDataAction(...noDataActions);
   }
 
   /** tools/smoke/canary.ts bundled, or a stand-in when this synth skips bundling (`cdk synth --exclusively` another stack, tests). */

@@ -28,6 +28,8 @@ export class Monitoring extends Construct {
   readonly topic: Topic;
   /** What an alarm does to notify: the topic, and any existing topic the stage names. */
   readonly alarmActions: readonly IAlarmAction[];
+  /** The topic alone, its subscriptions filtered (alarm-topic.ts): for INSUFFICIENT_DATA actions. */
+  readonly filteredAlarmActions: readonly IAlarmAction[];
   readonly alarms: Alarm[];
   /** Each function's alarms on the version a deploy publishes: what its deployment group watches. */
   readonly releaseAlarms: ReleaseAlarms;
@@ -45,6 +47,7 @@ export class Monitoring extends Construct {
     });
     this.topic = alarmTopic.topic;
     this.alarmActions = alarmTopic.actions;
+    this.filteredAlarmActions = alarmTopic.filteredActions;
 
     // Every access-log line counts 0 or 1, so the metric has data whenever there is traffic.
     new MetricFilter(this, 'AuthorizerErrorsFilter', {

@@ -22,6 +22,8 @@ export interface WatchProps {
   readonly baseUrl: string;
   readonly apiStage: StageBase;
   readonly alarmActions: readonly IAlarmAction[];
+  /** Where the canary's alarm goes when its runs stop: the stage's topic alone (alarm-topic.ts). */
+  readonly noDataActions: readonly IAlarmAction[];
   readonly dashboard: Dashboard;
 }
 
@@ -29,7 +31,11 @@ export class Watch extends Construct {
   readonly canary: SmokeCanary;
   readonly slo: ServiceLevelObjectives;
 
-  constructor(scope: Construct, id: string, { settings, baseUrl, apiStage, alarmActions, dashboard }: WatchProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { settings, baseUrl, apiStage, alarmActions, noDataActions, dashboard }: WatchProps,
+  ) {
     super(scope, id);
     const { stage } = settings;
     this.canary = new SmokeCanary(this, 'SmokeCanary', {
@@ -38,6 +44,7 @@ export class Watch extends Construct {
       storage: settings,
       baseUrl,
       alarmActions,
+      noDataActions,
     });
     this.slo = new ServiceLevelObjectives(this, 'Slo', { stage, settings: settings.slo, apiStage, alarmActions });
 

@@ -94,6 +94,29 @@ describe('a deploy with destinations', () => {
     // The first test synthesizes the app (no bundling, cdk-nag included): a loaded machine needs more than 30 s.
   }, 180_000);
 
+  // A new alarm runs the actions of its first state, which comes from INSUFFICIENT_DATA ("When this
+  // operation creates an alarm, the alarm state is immediately set to INSUFFICIENT_DATA. The alarm
+  // is then evaluated and its state is set appropriately. Any actions associated with the new
+  // state are then executed":
+  // https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html):
+  // every alarm with an OK action would notify on the first deploy. CloudWatch's message is JSON
+  // with OldStateValue and NewStateValue
+  // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html), which
+  // SNS filters when the scope is MessageBody; "$or" takes any one of its policies
+  // (https://docs.aws.amazon.com/sns/latest/dg/and-or-logic.html). Written here from those pages:
+  // into ALARM from anywhere; out of ALARM (recovery) and out of OK (a canary that stopped);
+  // nothing out of INSUFFICIENT_DATA except into ALARM.
+  test('each subscription drops the INSUFFICIENT_DATA -> OK a new alarm starts with, and keeps ALARM and recovery', () => {
+    const subscriptions = Object.values(production().findResources('AWS::SNS::Subscription'));
+    expect(subscriptions).toHaveLength(2);
+    for (const { Properties } of subscriptions) {
+      expect(Properties.FilterPolicyScope).toBe('MessageBody');
+      expect(Properties.FilterPolicy).toEqual({
+        $or: [{ NewStateValue: ['ALARM'] }, { OldStateValue: ['ALARM', 'OK'] }],
+      });
+    }
+  });
+
   test('every alarm notifies the existing topic too, on alarm and on recovery', () => {
     // The SLO alerts notify through composite alarms; their windows' alarms notify nobody (infra/monitoring/slo.ts).
     const alarms = Object.fromEntries(

@@ -131,6 +131,15 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
     expect(group.DeletionPolicy).toBe(settings.removalPolicy === 'retain' ? 'Retain' : 'Delete');
   });
 
+  // A new alarm starts in INSUFFICIENT_DATA and runs the actions of the state its first evaluation
+  // gives ("When this operation creates an alarm, the alarm state is immediately set to
+  // INSUFFICIENT_DATA. The alarm is then evaluated and its state is set appropriately. Any actions
+  // associated with the new state are then executed":
+  // https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html).
+  // Before the canary's first run there is no data: "breaching" made that ALARM, a page on every
+  // first deploy. "missing" keeps the alarm's state while data is missing and goes to
+  // INSUFFICIENT_DATA when the whole evaluation range has none
+  // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html#alarms-and-missing-data).
   it('alarms to the stage topic after consecutive failed runs, and when the canary stops running', () => {
     const template = app.template(stage);
     const alarm = alarmNamed(template, 'AWS::CloudWatch::Alarm', `${name}-SmokeCanary`)[1].Properties!;
@@ -143,11 +152,14 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
       Period: settings.canary.everyMinutes * 60,
       EvaluationPeriods: settings.canary.failedRunsToAlarm,
       DatapointsToAlarm: settings.canary.failedRunsToAlarm,
-      TreatMissingData: 'breaching',
+      TreatMissingData: 'missing',
     });
     const topic = topicOf(template);
     expect(alarm.AlarmActions.map(render)).toContain(`\${${topic}}`);
     expect(alarm.OKActions.map(render)).toContain(`\${${topic}}`);
+    // A canary that stops running: INSUFFICIENT_DATA, to the stage's topic alone (its subscriptions
+    // filter out the creation's INSUFFICIENT_DATA; an existing topic named as a destination would not).
+    expect(alarm.InsufficientDataActions.map(render)).toEqual([`\${${topic}}`]);
     const [secret] = resourcesOfType(template, 'AWS::SecretsManager::Secret').find(([id]) =>
       id.startsWith('WatchSmokeCanary'),
     )!;
