@@ -57,7 +57,7 @@ export interface components {
         PetStatus: "available" | "pending" | "sold";
         /** @description Request body for adding an animal; `id` is assigned by the service. */
         NewPet: {
-            /** @description The animal's name; white space around it is trimmed. */
+            /** @description The animal's name; white space around it is trimmed. No control character (U+0000–U+001F, U+007F–U+009F) after trimming. */
             name: string;
             /**
              * Format: int64

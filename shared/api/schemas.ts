@@ -52,19 +52,30 @@ export const PetStatus = /* @__PURE__ */ z
 export type PetStatus = z.infer<typeof PetStatus>;
 
 const nameMessage = `must be a string of 1 to ${NAME_MAX_LENGTH} characters`;
+/**
+ * C0, DEL and C1 (Unicode's general category Cc is exactly U+0000–U+001F and U+007F–U+009F): what a
+ * terminal may take for (part of) an escape sequence (ESC is U+001B, CSI U+009B).
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+const controlMessage = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F)';
 // Length counts code points, so an emoji is one character, not two UTF-16 units.
 const Name = /* @__PURE__ */ z
   .string(rule(nameMessage))
   .check(
     z.trim(),
     z.refine((name) => name.length > 0 && [...name].length <= NAME_MAX_LENGTH, nameMessage),
+    // After trimming: a tab or line break around the name goes, one inside it is refused.
+    z.refine((name) => !CONTROL_CHARACTER.test(name), controlMessage),
   )
   .register(z.globalRegistry, {
-    description: "The animal's name; white space around it is trimmed.",
+    description:
+      "The animal's name; white space around it is trimmed. No control character (U+0000–U+001F, U+007F–U+009F) after trimming.",
     minLength: 1,
     maxLength: NAME_MAX_LENGTH,
-    // What "1 character after trimming" means for the text as sent: one that is not white space.
-    pattern: '\\S',
+    // The rules for the text as sent: white space around it (JavaScript's `\\s`, what trimming
+    // removes), and between, something that is neither white space at its ends nor a control character.
+    pattern:
+      '^\\s*[^\\s\\u0000-\\u001f\\u007f-\\u009f](?:[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f])?\\s*$',
   });
 
 export const NewPet = /* @__PURE__ */ z

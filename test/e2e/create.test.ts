@@ -128,6 +128,16 @@ describe('fields', () => {
     }
   });
 
+  it('name has no control character after trimming (U+0000–U+001F, U+007F–U+009F): 400 naming it', async () => {
+    for (const name of ['Rex\u001b[2J', 'Re\u0000x', 'Re\tx', 'Rex\u007f', 'Rex\u009b31m', 'Rex\u0085']) {
+      const body = expectBadRequest(await postPet(server, { ...valid, name }), 'name');
+      expect(body.details).toEqual([{ field: 'name', message: expect.stringMatching(/control character/) }]);
+    }
+    const trimmed = await postPet<Animal>(server, { ...valid, name: '\r\n Rex \u00a0\u00a1\t' });
+    expect(trimmed.status).toBe(201);
+    expect(trimmed.body.name).toBe('Rex \u00a0\u00a1');
+  });
+
   it('name must be a string', async () => {
     for (const name of [42, null, true, ['Rex'], { first: 'Rex' }])
       expectBadRequest(await postPet(server, { ...valid, name }), 'name');

@@ -87,6 +87,13 @@ describe('the OpenAPI document', () => {
       minimum: 1,
       maximum: Number.MAX_SAFE_INTEGER,
     });
+    // The name's pattern is the contract's rule on the text as sent: something besides white space,
+    // and no control character (U+0000–U+001F, U+007F–U+009F) once the white space around it is trimmed.
+    const name = new RegExp(NewPet.properties.name.pattern, 'u');
+    for (const good of ['R', 'Rex the dog', ' \t\r\n Rex \n', 'Rex \u00a0 ~ \u00a1', 'Rex 🐕'])
+      expect(name.test(good), JSON.stringify(good)).toBe(true);
+    for (const bad of ['', ' \t\n', 'Rex\u001b[31m', 'Re\tx', 'Re\u0000x', 'Rex\u007f', 'Rex\u009b', '\u0085Rex'])
+      expect(name.test(bad), JSON.stringify(bad)).toBe(false);
     expect(Pet.required).toEqual(expect.arrayContaining(['id', 'name', 'categoryId', 'status']));
     expect(ErrorSchema.required).toEqual(expect.arrayContaining(['code', 'message', 'status', 'requestId']));
     const limit = operations[0].parameters.find((p: any) => p.name === 'limit');

@@ -72,6 +72,33 @@ describe('NewPet', () => {
     ]);
   });
 
+  // The contract's control characters: U+0000–U+001F and U+007F–U+009F, anywhere after trimming,
+  // so that no name can carry a terminal escape sequence (ESC is U+001B, CSI U+009B) to a consumer.
+  test.each([
+    ['U+001B (ESC, a colour)', 'Rex\u001b[31m'],
+    ['U+001B and U+0007 (a window title)', '\u001b]0;title\u0007'],
+    ['U+0000', 'Re\u0000x'],
+    ['U+0009 (tab) inside', 'Re\tx'],
+    ['U+000A (line feed) inside', 'Re\nx'],
+    ['U+007F', 'Rex\u007f'],
+    ['U+0080', 'Rex\u0080'],
+    ['U+009B (CSI)', 'Rex\u009b2J'],
+    ['U+009F', 'Rex\u009f'],
+    ['U+0001 between spaces', ' \u0001 '],
+  ])('refuses a name with %s: a control character, named', (_, name) => {
+    expect(refusal(NewPet, { name, categoryId: 1 })?.details).toEqual([
+      { field: 'name', message: 'must not contain control characters (U+0000–U+001F, U+007F–U+009F)' },
+    ]);
+  });
+
+  test.each([
+    ['white space around it, trimmed', ' \t\r\n Rex \n', 'Rex'],
+    ['the characters next to the ranges', 'Rex \u00a0 ~ \u00a1', 'Rex \u00a0 ~ \u00a1'],
+    ['an emoji and a right-to-left letter', 'Rex 🐕 \u05d0', 'Rex 🐕 \u05d0'],
+  ])('accepts a name with %s', (_, name, stored) => {
+    expect(NewPet.parse({ name, categoryId: 1 }).name).toBe(stored);
+  });
+
   test.each([42, null, ['Rex'], { first: 'Rex' }])('refuses the name %j', (name) => {
     expect(refusal(NewPet, { name, categoryId: 1 })?.details?.[0]?.field).toBe('name');
   });
