@@ -63,7 +63,15 @@ export const handler = authorizerHandler(async (event) => {
     // A record for `keys list`, not a condition of entry: a key is never refused because it
     // failed; the log says so (its grant is narrow: infra/constructs/functions.ts).
     await keys.recordUse(key, now).catch((error: Error) => {
-      console.warn(JSON.stringify({ level: 'WARN', message: 'last use not recorded', keyId, error: error.name }));
+      console.warn(
+        JSON.stringify({
+          level: 'WARN',
+          message: 'last use not recorded',
+          timestamp: new Date().toISOString(),
+          keyId,
+          error: error.name,
+        }),
+      );
     });
   }
 

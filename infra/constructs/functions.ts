@@ -18,6 +18,7 @@ import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV, EXTENSION_CACHE_SECONDS } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+import { sourceCommitEnvironment } from '../source-commit.ts';
 import { type StageSettings, stackName } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
 import type { TableName } from './data.ts';
@@ -69,6 +70,9 @@ export class Functions extends Construct {
       ...Object.fromEntries(tables.map((table) => [table.envVar, deployedTables[table.name].tableName])),
       // N of the status index: createPet writes under it, listPets reads every shard below it.
       [STATUS_SHARDS_ENV]: String(settings.statusIndexShards),
+      // The commit the bundles are built from, named by every line the functions write (and by
+      // `aws lambda get-function-configuration`): each commit deployed is a new version of each function.
+      ...sourceCommitEnvironment(),
     };
 
     // listPets reads the cursors' HMAC key from Secrets Manager at run time (through the

@@ -7,6 +7,7 @@ import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
+import { sourceCommitEnvironment } from '../source-commit.ts';
 import { LOCAL_ACCESS_KEY_ID, parseConnection } from './dynamodb-credential.ts';
 
 /** Region and credentials for a plain dynalite (tests); the embedded DynamoDB's secret comes with its URL. */
@@ -67,6 +68,8 @@ export const functionEnvironment = (options: FunctionEnvironmentOptions): Record
   ...(options.keyLimits && rateLimitsEnv(options.keyLimits)),
   ...(options.statusIndexShards !== undefined && { [STATUS_SHARDS_ENV]: String(options.statusIndexShards) }),
   ...powertoolsEnvironment(options.stage, options.logLevel),
+  // The commit every line names, from git at start (as the stack takes it from git at synth).
+  ...sourceCommitEnvironment(),
   // EMF lines only mean something to CloudWatch; POWERTOOLS_METRICS_DISABLED=false shows them.
   POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
   ...Object.fromEntries(tables.map((table) => [table.envVar, options.tableNames?.[table.name] ?? table.name])),

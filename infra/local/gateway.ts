@@ -73,14 +73,19 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
   const authorize = async (
     token: string,
     methodArn: string,
+    log: AccessLogLine,
   ): Promise<CallerIdentity & { usageKey: string | undefined }> => {
     // One lookup per token at a time: requests of a key not yet cached wait for the same answer.
     const policy = await authorizerCache.lookup(token, async () => {
       let result: APIGatewayAuthorizerResult;
+      // As $context.authorizer.requestId: the authorizer's invocation, whose line names the key.
+      const invocationId = randomUUID();
+      log.authorizerRequestId = invocationId;
       try {
-        result = await authorizer.invoke({ type: 'TOKEN', authorizationToken: token, methodArn });
+        result = await authorizer.invoke({ type: 'TOKEN', authorizationToken: token, methodArn }, invocationId);
       } catch (error) {
         if (error instanceof ConcurrencyLimitExceeded) throw new GatewayError('THROTTLED', 'Too Many Requests');
+        log.authorizerError = (error as Error).message;
         if ((error as Error).message === 'Unauthorized') throw new GatewayError('UNAUTHORIZED', 'Unauthorized');
         throw new GatewayError('AUTHORIZER_FAILURE', 'Authorizer failed');
       }
@@ -132,7 +137,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     const token = req.headersDistinct.authorization?.length === 1 ? req.headers.authorization : undefined;
     if (!token || !authorizationFormat.test(token)) throw new GatewayError('UNAUTHORIZED', 'Unauthorized');
     const methodArn = `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
-    const identity = await authorize(token, methodArn);
+    const identity = await authorize(token, methodArn, log);
     log.keyId = identity.principalId;
     const refusal = keyLimiter.take(identity.usageKey);
     if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
@@ -159,6 +164,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     } catch (error) {
       // The function's queue is full: the local stage refuses as a throttle would, never with a 5xx.
       if (error instanceof ConcurrencyLimitExceeded) throw new GatewayError('THROTTLED', 'Too Many Requests');
+      log.integrationError = log.integrationErrorMessage = (error as Error).message;
       // Deployed, a function that throws or runs past its timeout is a Lambda error: 502 → INTEGRATION_FAILURE.
       throw new GatewayError('INTEGRATION_FAILURE', 'Internal server error');
     } finally {
@@ -176,17 +182,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     if (serveDocsPage(req, res)) return; // the API reference: not part of the API (no key, no throttle, no access log)
     const requestId = randomUUID();
     const started = Date.now();
-    const log: AccessLogLine = {
-      requestId,
-      keyId: null,
-      sourceIp: req.socket.remoteAddress ?? null,
-      httpMethod: req.method ?? null,
-      resourcePath: null,
-      status: null,
-      responseLatency: null,
-      integrationLatency: null,
-      errorResponseType: null,
-    };
+    const log = accessLogLine(req, requestId, started);
     handle(req, res, requestId, log)
       .catch((error: unknown) => {
         // The client left, or sent a body Node could not parse (answerClientError answers that):
@@ -195,6 +191,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         const type: GatewayResponseType = error instanceof GatewayError ? error.type : 'DEFAULT_5XX';
         const message = error instanceof GatewayError ? error.message : 'Internal server error';
         log.errorResponseType = type;
+        log.errorMessage = message;
         const { status, headers } = gatewayResponses[type];
         const body: ErrorBody = gatewayErrorBody(type, requestId, message);
         if (error instanceof GatewayError && error.own) body.message = message;
@@ -209,10 +206,51 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         if (!result || res.destroyed) return;
         log.status = result.statusCode;
         log.responseLatency = Date.now() - started;
+        log.responseLength =
+          'isBase64Encoded' in result && result.isBase64Encoded
+            ? Buffer.byteLength(result.body ?? '', 'base64')
+            : Buffer.byteLength(result.body ?? '');
         // Logged once the answer is handed to the connection: one line per answer a client got.
         res.once('finish', () => accessLog(log));
         writeResult(res, requestId, result);
       });
+  };
+};
+
+/** CLF's time, as $context.requestTime: `29/Nov/2026:01:31:07 +0000`. */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+const clfTime = (ms: number): string => {
+  const d = new Date(ms);
+  return `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
+};
+
+/** The access-log line of a request that just arrived: what is known before anything is decided. */
+const accessLogLine = (req: IncomingMessage, requestId: string, started: number): AccessLogLine => {
+  const target = req.url ?? '';
+  const query = target.indexOf('?');
+  return {
+    requestId,
+    keyId: null,
+    requestTime: clfTime(started),
+    requestTimeEpoch: started,
+    sourceIp: req.socket.remoteAddress ?? null,
+    userAgent: req.headers['user-agent'] ?? null,
+    httpMethod: req.method ?? null,
+    // As sent, without the query string ($context.path has none); the local stage has no stage prefix.
+    path: query === -1 ? target : target.slice(0, query),
+    resourcePath: null,
+    protocol: `HTTP/${req.httpVersion}`,
+    status: null,
+    responseLength: null,
+    responseLatency: null,
+    integrationLatency: null,
+    errorResponseType: null,
+    errorMessage: null,
+    authorizerRequestId: null,
+    authorizerError: null,
+    integrationError: null,
+    integrationErrorMessage: null,
   };
 };
 

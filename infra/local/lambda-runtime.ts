@@ -28,7 +28,8 @@ const machine = createConcurrencyLimit('local machine', MACHINE_SLOTS, Number.PO
 
 export interface LocalFunction<E, R> {
   readonly name: string;
-  invoke(event: E): Promise<R>;
+  /** `requestId`: the invocation's Lambda request id (its lines' function_request_id); a new one if not given. */
+  invoke(event: E, requestId?: string): Promise<R>;
 }
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
@@ -56,13 +57,13 @@ export interface FunctionConcurrency {
 }
 
 /** The context Lambda passes a handler; `deadline` is the epoch millisecond its time runs out. */
-export const lambdaContext = (name: string, deadline: number): Context => ({
+export const lambdaContext = (name: string, deadline: number, requestId: string = randomUUID()): Context => ({
   callbackWaitsForEmptyEventLoop: false,
   functionName: name,
   functionVersion: '$LATEST',
   invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
   memoryLimitInMB: '1024',
-  awsRequestId: randomUUID(),
+  awsRequestId: requestId,
   logGroupName: `/aws/lambda/${name}`,
   logStreamName: 'local',
   getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
@@ -80,8 +81,8 @@ export const loadFunction = async <E, R>(
   const module = (await import(pathToFileURL(resolve(entry)).href)) as { handler: Handler<E, R> };
   const store = await InvokeStore.getInstanceAsync();
   const slots = createConcurrencyLimit(name, concurrency.limit, concurrency.queue);
-  const invokeNow = (event: E): Promise<R> => {
-    const context = lambdaContext(name, Date.now() + timeoutMs);
+  const invokeNow = (event: E, requestId?: string): Promise<R> => {
+    const context = lambdaContext(name, Date.now() + timeoutMs, requestId);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new FunctionTimeoutError(`${name} timed out after ${timeoutMs} ms`)), timeoutMs);
@@ -94,6 +95,6 @@ export const loadFunction = async <E, R>(
   return {
     name,
     // The timeout starts when the invocation runs, not while it waits for a slot.
-    invoke: (event) => slots.run(() => machine.run(() => invokeNow(event))),
+    invoke: (event, requestId) => slots.run(() => machine.run(() => invokeNow(event, requestId))),
   };
 };

@@ -37,7 +37,9 @@ export const stageOptionsFromEnvironment = (
     idleMemorySeconds: config.PETSTORE_IDLE_MEMORY_SECONDS,
     maxConnections: config.PETSTORE_MAX_CONNECTIONS,
     logLevel: config.LOG_LEVEL,
-    accessLog: (line) => process.stdout.write(`${JSON.stringify({ accessLog: line })}\n`),
+    // With the time it was written, as CloudWatch's @timestamp (the request's own is requestTime).
+    accessLog: (line) =>
+      process.stdout.write(`${JSON.stringify({ accessLog: line, timestamp: new Date().toISOString() })}\n`),
   };
 };
 

@@ -59,3 +59,18 @@ export const createCursorCodec = (secret: string): CursorCodec => {
     },
   };
 };
+
+/**
+ * The position a cursor claims, its signature unchecked, for the logs only: which page a request
+ * asked for, without writing the cursor. Undefined when it is not a cursor at all.
+ */
+export const cursorPosition = (cursor: string): Position | undefined => {
+  const payload = cursor.split('.', 1)[0];
+  if (!payload) return undefined;
+  try {
+    const position = Position.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+    return position.success ? position.data : undefined;
+  } catch {
+    return undefined;
+  }
+};

@@ -8,6 +8,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Contex
 import type { AuthFailureReason } from '../observability/metric-names.ts';
 import {
   annotateTrace,
+  codeVersion,
   coldStartMetrics,
   elapsedMs,
   type Invocation,
@@ -54,7 +55,13 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
       annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId });
       logAuthorizerSummary(
         invocation,
-        { outcome: 'allow', keyId, latencyMs: elapsedMs(invocation), methodArn: event.methodArn },
+        {
+          outcome: 'allow',
+          keyId,
+          latencyMs: elapsedMs(invocation),
+          methodArn: event.methodArn,
+          ...codeVersion(invocation.context),
+        },
         metricsOf(internal),
       );
     },
@@ -65,16 +72,24 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
         annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId: error.keyId });
         logAuthorizerSummary(
           invocation,
-          { outcome: 'deny', reason: error.reason, keyId: error.keyId, latencyMs, methodArn: event.methodArn },
+          {
+            outcome: 'deny',
+            reason: error.reason,
+            keyId: error.keyId,
+            latencyMs,
+            methodArn: event.methodArn,
+            ...codeVersion(invocation.context),
+          },
           [...metricsOf(internal), metric('authFailures', { reason: error.reason })],
         );
         return;
       }
       annotateTrace(invocation, { operation: AUTHORIZER_OPERATION });
-      logFault(invocation, 'authorizer fault', error, {});
+      const version = codeVersion(invocation.context);
+      logFault(invocation, 'authorizer fault', error, version);
       logAuthorizerSummary(
         invocation,
-        { outcome: 'error', latencyMs, methodArn: event.methodArn },
+        { outcome: 'error', latencyMs, methodArn: event.methodArn, ...version },
         metricsOf(internal),
       );
     },

@@ -18,6 +18,7 @@ import {
 } from '../api/errors.ts';
 import { type Deprecation, MAX_BODY_BYTES, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
+import type { RequestInputs } from '../observability/log-fields.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
 import {
   annotateTrace,
@@ -32,6 +33,7 @@ import {
 } from '../observability/telemetry.ts';
 import { traceInvocation } from '../observability/xray.ts';
 import { headerValues, json, versionRoot } from './http.ts';
+import { requestInputs } from './request-fields.ts';
 
 type Event = APIGatewayProxyEvent;
 type Result = APIGatewayProxyResult;
@@ -59,6 +61,10 @@ const errorCodeOf = (error: unknown): ErrorCode | undefined =>
 /** The invocation, begun by the first middleware that asks (request.internal: per request). */
 const invocationOf = (request: HttpRequest): Invocation =>
   ((request.internal.invocation as Invocation | undefined) ??= startInvocation(request.context));
+
+/** The request's inputs, as each of its lines names them (request-fields.ts): built once per request. */
+const inputsOf = (request: HttpRequest): RequestInputs =>
+  ((request.internal.inputs as RequestInputs | undefined) ??= requestInputs(request.event, request.context));
 
 /** Metrics a middleware adds to the request's summary line (request.internal: per request, never per module). */
 const metricsOf = (request: HttpRequest): MetricRecord[] => ((request.internal.metrics as MetricRecord[]) ??= []);
@@ -95,7 +101,15 @@ const requestTelemetry = (operation: OperationId): HttpMiddleware => {
     );
     if (errorCode === 'BAD_REQUEST') metrics.push(metric('validationFailures', { operation }));
     if (errorCode === 'SERVICE_UNAVAILABLE') metrics.push(metric('dynamodbFaults', { operation }));
-    const summary = { operation, status, errorCode, latencyMs, keyId: keyIdOf(request.event), requestId };
+    const summary = {
+      operation,
+      status,
+      errorCode,
+      latencyMs,
+      keyId: keyIdOf(request.event),
+      requestId,
+      ...inputsOf(request),
+    };
     logRequestSummary(invocation, summary, metrics);
   };
   return { before, after: finish, onError: finish };
@@ -106,7 +120,8 @@ const errorHandler = (): HttpMiddleware => ({
   onError: async (request) => {
     const { event } = request;
     const requestId = event.requestContext.requestId;
-    const ids = { requestId, keyId: keyIdOf(event) };
+    // The fault's line names the request as its summary line does: its inputs, version and commit.
+    const ids = { requestId, keyId: keyIdOf(event), ...inputsOf(request) };
     const error = asHttpError(request.error) ?? request.error;
     if (error instanceof HttpError) {
       // The stack (and the cause's) goes to the log only; the body names the requestId to find it.

@@ -12,10 +12,14 @@ import { type Dimensions, emfMembers, emfSettingsFromEnvironment, type MetricRec
 import {
   AUTHORIZER_SUMMARY_MESSAGE,
   type AuthorizerSummary,
+  type CodeVersion,
+  ENVIRONMENT_START_MESSAGE,
   REQUEST_SUMMARY_MESSAGE,
+  type RequestInputs,
   type RequestSummary,
 } from './log-fields.ts';
 import { infoEnabled, loggerFor } from './powertools.ts';
+import { sourceCommit } from './source-commit.ts';
 import { type Invocation, summaryLine } from './summary-line.ts';
 import { annotate } from './xray.ts';
 
@@ -36,12 +40,37 @@ class Container extends Utility {
 }
 const container = new Container();
 
-/** Called as an invocation begins: the first one of the container is its cold start. */
-export const startInvocation = (context: Context): Invocation => ({
-  context,
-  coldStart: container.isColdStartInvocation(),
-  startedAt: performance.now(),
+/** The version and commit of the code `context` runs. */
+export const codeVersion = (context: Context): CodeVersion => ({
+  executedVersion: context.functionVersion,
+  commit: sourceCommit(),
 });
+
+/**
+ * Functions that wrote their deploy marker in this process. Deployed, an execution environment
+ * runs one function, so this holds one name; the local stage runs every function in one process.
+ */
+const started = new Set<string>();
+
+/**
+ * The deploy marker: before anything else a function writes in a new execution environment, one
+ * line naming the version and commit it runs (its first invocation's context says which version:
+ * the environment has no other). Written at INFO, like the summary lines.
+ */
+const markEnvironmentStart = (invocation: Invocation): void => {
+  const { functionName } = invocation.context;
+  if (started.has(functionName)) return;
+  started.add(functionName);
+  if (summaryPrints)
+    process.stdout.write(`${summaryLine(ENVIRONMENT_START_MESSAGE, invocation, codeVersion(invocation.context))}\n`);
+};
+
+/** Called as an invocation begins: the first one of the container is its cold start. */
+export const startInvocation = (context: Context): Invocation => {
+  const invocation = { context, coldStart: container.isColdStartInvocation(), startedAt: performance.now() };
+  markEnvironmentStart(invocation);
+  return invocation;
+};
 
 /**
  * Powertools' ColdStart metric, as its `captureColdStartMetric` records it (the same name, `service`
@@ -89,7 +118,7 @@ export const logFault = (
   invocation: Invocation,
   message: string,
   error: unknown,
-  ids: { requestId?: string | undefined; keyId?: string | undefined },
+  ids: { requestId?: string | undefined; keyId?: string | undefined } & Partial<RequestInputs>,
 ): void => {
   const logger = loggerFor(invocation.context, invocation.coldStart);
   logger.appendKeys(ids);

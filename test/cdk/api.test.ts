@@ -111,6 +111,29 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     expect(render(DestinationArn)).toMatch(new RegExp(`:log-group:\\$\\{${ids().accessLogGroup}\\}$`));
   });
 
+  test('logs what AWS lists for access logging that on-call asks: when, what was sent, what each party answered', () => {
+    // Written from AWS's table, not from infra/access-log.ts:
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-variables-for-access-logging.html
+    const line = JSON.parse(stageProperties().AccessLogSetting.Format.replace(/\$context\.[\w.]+/g, '0'));
+    const format: string = stageProperties().AccessLogSetting.Format;
+    for (const variable of [
+      '$context.requestTime', // CLF time of the request
+      '$context.requestTimeEpoch',
+      '$context.path', // the path as sent, stage included
+      '$context.protocol',
+      '$context.responseLength',
+      '$context.identity.userAgent',
+      '$context.authorizer.error', // the authorizer's error message
+      '$context.authorizer.requestId', // the authorizer's Lambda request id: its line names the refused key
+      '$context.integration.error',
+      '$context.integrationErrorMessage',
+    ])
+      expect(format.match(/\$context\.[\w.]+/g), variable).toContain(variable);
+    // The request's epoch time is a number, so Logs Insights compares and sorts it as one.
+    expect(line.requestTimeEpoch).toBe(0);
+    expect(format).toMatch(/"requestTimeEpoch":\$context\.requestTimeEpoch[,}]/);
+  });
+
   test("keeps the access and execution logs for the stage's retention", () => {
     for (const id of [ids().accessLogGroup, ids().executionLogGroup]) {
       expect(resource(template(), id).Properties!.RetentionInDays).toBe(settings.logRetentionDays);

@@ -1,5 +1,6 @@
 // Lambda: one function per route plus the authorizer, configured as the issue asks, each
 // allowed exactly its own calls on exactly its own resources (the bundles: bundles.test.ts).
+import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { DEPLOYED_STAGES, FUNCTION_TIMEOUT_SECONDS, stageSettings } from '../../infra/stages.ts';
 import { dynamodbCalls, FUNCTION_NAMES, type FunctionName, routes } from '../../shared/api/routes.ts';
@@ -14,6 +15,7 @@ import { type SynthesizedApp, synthesized } from './support/synth.ts';
 import { allStatements, grantsOf, render, resource, resourcesOfType } from './support/template.ts';
 
 let app: SynthesizedApp;
+const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
 beforeAll(async () => {
   app = await synthesized();
 }, 300_000);
@@ -70,6 +72,8 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         ...Object.fromEntries(tables.map((t) => [t.envVar, `\${${ids().tables[t.name]}}`])),
         // N of the status index: createPet writes under it, listPets reads every shard below it.
         PETS_STATUS_SHARDS: String(settings.statusIndexShards),
+        // The commit every line names (the deploy marker among them), as git names the tree synthesized.
+        PETSTORE_COMMIT: expect.stringMatching(new RegExp(`^${head}(-dirty)?$`)) as unknown as string,
         ...(settings.enableSourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
         // The usage plan's limits, which the authorizer names in every answer's RateLimit-Policy.
         ...(name === 'authorizer' && {

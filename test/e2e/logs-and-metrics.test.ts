@@ -2,11 +2,13 @@
 // EMF on) answers every route, failures included, and its output is filed as CloudWatch
 // would file it. No line may name a key or an Authorization header; every request leaves
 // one summary line and its metrics; every field a saved query reads is really written.
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldsReadBy, type LogSource, savedQueries } from '../../infra/monitoring/queries.ts';
 import { answers, type OperationId, route, routes } from '../../shared/api/routes.ts';
 import {
   AUTHORIZER_SUMMARY_MESSAGE,
+  ENVIRONMENT_START_MESSAGE,
   LOG_FIELDS,
   REQUEST_SUMMARY_MESSAGE,
 } from '../../shared/observability/log-fields.ts';
@@ -82,9 +84,52 @@ describe('logs', () => {
       expect(summaries(operationId).filter((l) => gatewayOnly.includes(l.requestId as string))).toEqual([]);
   });
 
+  it('each summary line names the request inputs as sent, the cursor by its position only, and the version and commit', () => {
+    // The commit as git tells it, and the version Lambda names an unpublished function: $LATEST.
+    const head = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
+    let resumed = 0;
+    for (const e of reachedFunctions()) {
+      const [line] = summaries(e.operation).filter((l) => l.requestId === e.requestId) as [LogLine];
+      expect(line.executedVersion).toBe('$LATEST');
+      expect(line.commit).toMatch(new RegExp(`^${head}(-dirty)?$`));
+      const sent = new URL(e.target, 'http://x').searchParams;
+      const expected: Record<string, string | string[]> = {};
+      for (const name of new Set(sent.keys())) {
+        const values = sent.getAll(name);
+        if (name !== 'cursor') expected[name] = values.length === 1 ? values[0]! : values;
+      }
+      expect(line.query ?? {}, e.target).toEqual(expected);
+      expect(line.queryShape, e.target).toBe([...new Set(sent.keys())].sort().join('&') || undefined);
+      expect(line.cursorSent, e.target).toBe(sent.has('cursor'));
+      const petId = /^\/pets\/([^/?]+)/.exec(e.target)?.[1];
+      if (e.operation === 'getPet' && petId) expect(line.pathParameters, e.target).toEqual({ petId });
+      if (sent.has('cursor') && e.reply.status === 200) {
+        // The page before it ended with this animal: the position the cursor resumes after.
+        const before = exchanges[exchanges.indexOf(e) - 1]!.reply.body as Array<{ id: number }>;
+        expect(line.cursorAfter, e.target).toBe(before.at(-1)!.id);
+        resumed++;
+      }
+    }
+    expect(resumed).toBe(1);
+  });
+
+  it("each function's first line is its deploy marker: the version and commit it runs", () => {
+    for (const source of [...routes.map((r) => r.operationId), 'authorizer'] as const) {
+      const [first] = linesOf(parsed, source);
+      expect(first, source).toMatchObject({
+        message: ENVIRONMENT_START_MESSAGE,
+        level: 'INFO',
+        executedVersion: '$LATEST',
+        commit: expect.stringMatching(/^[0-9a-f]{12}(-dirty)?$/),
+        function_name: `petstore-local-${source}`,
+      });
+      expect(linesOf(parsed, source).filter((l) => l.message === ENVIRONMENT_START_MESSAGE)).toHaveLength(1);
+    }
+  });
+
   it('every line of a request names its requestId and key id, so one query finds them all', () => {
     for (const { operationId } of routes) {
-      for (const line of linesOf(parsed, operationId)) {
+      for (const line of linesOf(parsed, operationId).filter((l) => l.message !== ENVIRONMENT_START_MESSAGE)) {
         expect(exchanges.map((e) => e.requestId)).toContain(line.requestId);
         expect(line.keyId).toBe(keyId);
       }
@@ -98,6 +143,11 @@ describe('logs', () => {
     );
     expect(errors).toHaveLength(1);
     expect(fieldOf(errors[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
+    // The same request fields as its summary line: what was asked, of which version.
+    const [summary] = summaries('getPet').filter((line) => line.requestId === fault.requestId);
+    for (const field of ['keyId', 'pathParameters', 'cursorSent', 'executedVersion', 'commit'])
+      expect(errors[0]![field], field).toEqual(summary![field]);
+    expect(errors[0]!.pathParameters).toEqual({ petId: '1' });
     expect(fieldOf(errors[0]!, LOG_FIELDS.errorName)).toEqual(expect.any(String));
     expect(JSON.stringify(fault.reply.body)).not.toMatch(/\bat .+:\d+/);
   });
@@ -122,6 +172,60 @@ describe('logs', () => {
     const faults = linesOf(parsed, 'authorizer').filter((line) => line.level === 'ERROR');
     expect(faults).toHaveLength(1);
     expect(fieldOf(faults[0]!, LOG_FIELDS.errorStack)).toMatch(/\n\s+at /);
+  });
+});
+
+describe('access log', () => {
+  const accessLineOf = (e: Exchange) => parsed.accessLog.find((line) => line.requestId === e.requestId)!;
+
+  it('every JSON line the stage writes carries its time', () => {
+    const json = parsed.raw.filter((line) => line.startsWith('{'));
+    expect(json.length).toBeGreaterThan(exchanges.length * 2);
+    for (const line of json)
+      expect(JSON.parse(line).timestamp, line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it("names each request's time, path as sent, protocol, user agent and the answer's length", () => {
+    for (const e of exchanges) {
+      const line = accessLineOf(e);
+      expect(line, e.target).toBeDefined();
+      // CLF, as $context.requestTime: 29/Nov/2026:01:31:07 +0000, the same instant as the epoch.
+      const clf = /^(\d\d)\/(\w{3})\/(\d{4}):(\d\d:\d\d:\d\d) \+0000$/.exec(line.requestTime as string)!;
+      expect(clf, String(line.requestTime)).not.toBeNull();
+      const epoch = line.requestTimeEpoch as number;
+      expect(Date.parse(`${clf[1]} ${clf[2]} ${clf[3]} ${clf[4]} GMT`)).toBe(Math.floor(epoch / 1000) * 1000);
+      expect(line.path).toBe(`/v1${e.target.split('?')[0]}`);
+      expect(line.protocol).toBe('HTTP/1.1');
+      expect(line.userAgent).toEqual(expect.any(String));
+      expect(line.responseLength).toBe(Number(e.reply.headers.get('content-length')));
+    }
+  });
+
+  it("a refused key's 401 joins, by authorizerRequestId, the authorizer's line that names the key", () => {
+    const refusals = exchanges.filter((e) => e.reply.status === 401 && accessLineOf(e).authorizerRequestId);
+    const denies = linesOf(parsed, 'authorizer').filter((l) => l.outcome === 'deny');
+    // The unknown key's and the revoked key's: the authorizer was asked both times.
+    expect(refusals).toHaveLength(2);
+    const joined = refusals.map((e) => {
+      const line = accessLineOf(e);
+      expect(line.keyId).toBeNull();
+      expect(line.authorizerError).toBe('Unauthorized');
+      return denies.find((d) => d.function_request_id === line.authorizerRequestId);
+    });
+    expect(joined.map((d) => d?.reason)).toEqual(['unknown', 'revoked']);
+    expect(joined[1]!.keyId).toBe(revokedKeyId);
+    // A request refused before the authorizer (no credential) names no authorizer call.
+    const unasked = exchanges.filter((e) => e.reply.status === 401 && !accessLineOf(e).authorizerRequestId);
+    expect(unasked.length).toBeGreaterThan(0);
+  });
+
+  it('a function that answered names the authorizer call that let it in', () => {
+    const allows = new Map(
+      linesOf(parsed, 'authorizer')
+        .filter((l) => l.outcome === 'allow')
+        .map((l) => [l.function_request_id, l]),
+    );
+    for (const e of reachedFunctions()) expect(allows.get(accessLineOf(e).authorizerRequestId)?.keyId).toBe(keyId);
   });
 });
 

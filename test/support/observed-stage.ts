@@ -40,11 +40,12 @@ const send = async (
   expected: number,
   target: string,
   options: RequestOptions = {},
-): Promise<Reply> => {
+): Promise<Exchange> => {
   if (options.authorization) secrets.push(options.authorization);
   const reply = await call(server, target, options);
-  exchanges.push({ reply, operation, expected, target, requestId: reply.headers.get('x-amzn-requestid')! });
-  return reply;
+  const exchange = { reply, operation, expected, target, requestId: reply.headers.get('x-amzn-requestid')! };
+  exchanges.push(exchange);
+  return exchange;
 };
 
 /** An operation's sample as `send` takes it (tools/harness/sample-requests.ts). */
@@ -83,6 +84,11 @@ export const observeEveryAnswer = async (): Promise<ObservedStage> => {
   // listPets: a filtered page, a lower-case scheme, refusals.
   await send('listPets', 200, '/pets?status=available&limit=1');
   await send('listPets', 200, '/pets', { authorization: `bEaReR ${server.key}` });
+  // A follow-up page: its lines say a cursor was sent and where it resumes, never the cursor.
+  const first = await send('listPets', 200, '/pets?limit=1');
+  const next = new URL(/<([^>]+)>; rel="next"/.exec(first.reply.headers.get('link') ?? '')![1]!, server.baseUrl);
+  secrets.push(next.searchParams.get('cursor')!);
+  await send('listPets', 200, `${next.pathname.replace(/^\/v1/, '')}${next.search}`);
   await send('listPets', 400, '/pets?limit=0');
   await send('listPets', 400, '/pets?cursor=forged');
   // createPet: validation, media type, size.
@@ -92,7 +98,7 @@ export const observeEveryAnswer = async (): Promise<ObservedStage> => {
   const tooLarge = JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 });
   await send('createPet', 413, '/pets', { method: 'POST', headers: json, body: tooLarge });
   // getPet (deprecated): found, missing, malformed.
-  await send('getPet', 200, `/pets/${(created.body as { id: number }).id}`);
+  await send('getPet', 200, `/pets/${(created.reply.body as { id: number }).id}`);
   await send('getPet', 404, '/pets/9007199254740991');
   await send('getPet', 400, '/pets/01');
   // Every operation's sample requests (tools/harness/sample-requests.ts): its valid, invalid and absent ones.

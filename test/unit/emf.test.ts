@@ -154,7 +154,16 @@ describe('a log level that hides the summary line', () => {
     const telemetry = await import('../../shared/observability/telemetry.ts');
     telemetry.logRequestSummary(
       telemetry.startInvocation(lambdaContext('getPet')),
-      { operation: 'getPet', status: 200, latencyMs: 1.5, keyId: 'key_a', requestId: 'req-1' },
+      {
+        operation: 'getPet',
+        status: 200,
+        latencyMs: 1.5,
+        keyId: 'key_a',
+        requestId: 'req-1',
+        executedVersion: '$LATEST',
+        commit: 'abc',
+        cursorSent: false,
+      },
       [telemetry.metric('latency', { operation: 'getPet' }, 1.5)],
     );
     vi.restoreAllMocks();

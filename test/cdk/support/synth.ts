@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPOSITORY_ROOT } from '../../../infra/repository-root.ts';
+import { buildCommit } from '../../../infra/source-commit.ts';
 import { type DeployedStage, stackName } from '../../../infra/stages.ts';
 import type { FunctionName } from '../../../shared/api/routes.ts';
 
@@ -81,7 +82,8 @@ const filesUnder = (path: string): string[] => {
 };
 
 const fingerprint = (): string => {
-  const hash = createHash('sha256').update(process.version);
+  // The functions' environment names the commit (infra/source-commit.ts): a new commit is a new template.
+  const hash = createHash('sha256').update(process.version).update(buildCommit());
   for (const file of INPUTS.flatMap((input) => filesUnder(join(REPOSITORY_ROOT, input)))) {
     hash.update(relative(REPOSITORY_ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   }

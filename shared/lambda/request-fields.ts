@@ -1,0 +1,61 @@
+// What every line of a request says of its inputs, so that on-call can tell which requests
+// fail without the code: the path and query parameters as the function received them, whether
+// a cursor was sent and the position it resumes from (never the cursor itself: it is opaque to
+// clients, and its text is nobody's business in a log), the function version that answered and
+// the code's commit. Built once per request (middleware.ts) and put on its summary line and on
+// a fault's ERROR line alike.
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { cursorPosition } from '../domain/cursor.ts';
+import type { RequestInputs } from '../observability/log-fields.ts';
+import { sourceCommit } from '../observability/source-commit.ts';
+
+/** The one query parameter never written: the paging cursor. */
+const CURSOR = 'cursor';
+/**
+ * Query parameters are not secret by contract, but a client may still paste its key into one
+ * (`?api_key=pet_…`): a value that looks like a key is written as this instead, so that no log
+ * line ever holds one.
+ */
+const KEY_LIKE = /pet_[0-9A-Za-z]{32,}/;
+export const REDACTED = '[key redacted]';
+
+const clean = (value: string): string => (KEY_LIKE.test(value) ? REDACTED : value);
+
+/** `{ status: "sold" }`; a repeated parameter as its values in order: `{ limit: ["1", "2"] }`. */
+const queryOf = (event: APIGatewayProxyEvent): Record<string, string | string[]> | undefined => {
+  const all = event.multiValueQueryStringParameters;
+  if (!all) return undefined;
+  let query: Record<string, string | string[]> | undefined;
+  for (const name in all) {
+    const values = all[name];
+    if (name === CURSOR || !values?.length) continue;
+    query ??= {};
+    query[name] = values.length === 1 ? clean(values[0]!) : values.map(clean);
+  }
+  return query;
+};
+
+/** The request's inputs, as its lines name them: fields absent when the request had none. */
+export const requestInputs = (event: APIGatewayProxyEvent, context: Context): RequestInputs => {
+  const cursors = event.multiValueQueryStringParameters?.[CURSOR];
+  const names = event.multiValueQueryStringParameters ? Object.keys(event.multiValueQueryStringParameters) : [];
+  const inputs: RequestInputs = {
+    cursorSent: cursors !== undefined && cursors.length > 0,
+    executedVersion: context.functionVersion,
+    commit: sourceCommit(),
+  };
+  if (event.pathParameters) {
+    const parameters: Record<string, string> = {};
+    for (const name in event.pathParameters) parameters[name] = clean(event.pathParameters[name] ?? '');
+    inputs.pathParameters = parameters;
+  }
+  // Which parameters the request named, in a fixed order: listings of one shape group together.
+  if (names.length) inputs.queryShape = names.sort().join('&');
+  const query = queryOf(event);
+  if (query) inputs.query = query;
+  // As the cursor claims it, signature unchecked: a forged one is refused (400) all the same,
+  // and its line says so by its status.
+  const position = inputs.cursorSent ? cursorPosition(cursors![0]!) : undefined;
+  if (position) inputs.cursorAfter = position.after;
+  return inputs;
+};
