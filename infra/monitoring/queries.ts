@@ -4,7 +4,12 @@
 // field each query reads is present in the real lines of those sources.
 
 import { type OperationId, routes } from '../../shared/api/routes.ts';
-import { LOG_FIELDS as F, REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
+import {
+  AUTHORIZER_SUMMARY_MESSAGE,
+  ENVIRONMENT_START_MESSAGE,
+  LOG_FIELDS as F,
+  REQUEST_SUMMARY_MESSAGE,
+} from '../../shared/observability/log-fields.ts';
 import { accessLogFields } from '../access-log.ts';
 
 /** A log group of the stage: the API's access log, or a function's log group. */
@@ -37,7 +42,7 @@ export const savedQueries: readonly SavedQuery[] = [
     name: 'request-by-id',
     sources: ['accessLog', ...operations],
     queryString: lines(
-      `fields @timestamp, @log, ${F.message}, ${A.httpMethod}, ${A.resourcePath}, ${F.status}, ${A.errorResponseType}, ${F.errorCode}, ${F.operation}, ${F.keyId}, ${F.latencyMs}, ${A.responseLatency}, ${F.errorMessage}, ${F.errorStack}`,
+      `fields @timestamp, @log, ${F.message}, ${A.httpMethod}, ${A.path}, ${F.status}, ${A.errorResponseType}, ${F.errorCode}, ${F.operation}, ${F.keyId}, ${F.queryShape}, ${F.cursorAfter}, ${F.executedVersion}, ${F.commit}, ${F.latencyMs}, ${A.responseLatency}, ${A.authorizerRequestId}, ${F.errorMessage}, ${F.errorStack}`,
       `filter ${F.requestId} = "${REQUEST_ID_PLACEHOLDER}"`,
       'sort @timestamp asc',
     ),
@@ -47,7 +52,7 @@ export const savedQueries: readonly SavedQuery[] = [
     name: 'errors',
     sources: ['accessLog', ...operations, 'authorizer'],
     queryString: lines(
-      `fields @timestamp, @log, ${F.requestId}, ${F.operation}, ${F.status}, ${F.errorCode}, ${A.errorResponseType}, ${F.message}, ${F.errorName}, ${F.errorMessage}, ${F.errorStack}`,
+      `fields @timestamp, @log, ${F.requestId}, ${F.operation}, ${F.keyId}, ${F.status}, ${F.errorCode}, ${A.errorResponseType}, ${F.queryShape}, ${F.executedVersion}, ${F.message}, ${F.errorName}, ${F.errorMessage}, ${F.errorStack}`,
       `filter ${F.level} = "ERROR" or ${F.status} >= 500 or ${F.outcome} = "error"`,
       'sort @timestamp desc',
       'limit 200',
@@ -75,6 +80,65 @@ export const savedQueries: readonly SavedQuery[] = [
       `filter ${F.status} >= 400 and ${F.status} < 500 and (${F.message} = "${REQUEST_SUMMARY_MESSAGE}" or ${A.errorResponseType} like /^[A-Z_]+$/)`,
       `stats count(*) as requests by ${F.status}, code`,
       'sort requests desc',
+    ),
+  },
+  {
+    // "One client sees errors on one operation": the failing answers split by operation, key and
+    // the shape of the request's inputs (which query parameters, whether it was a follow-up page),
+    // with when they began and the version and commit that gave them.
+    name: 'errors-by-key-and-input',
+    sources: operations,
+    queryString: lines(
+      `filter ${F.message} = "${REQUEST_SUMMARY_MESSAGE}" and ${F.status} >= 400`,
+      `stats count(*) as errors, min(@timestamp) as firstSeen, max(@timestamp) as lastSeen by ${F.operation}, ${F.keyId}, ${F.status}, ${F.errorCode}, ${F.queryShape}, ${F.cursorSent}, ${F.executedVersion}, ${F.commit}`,
+      'sort errors desc',
+      'limit 100',
+    ),
+  },
+  {
+    // Every answer by the same split: beside errors-by-key-and-input, which inputs of one key
+    // and operation fail and which do not (the trigger is what only the failing ones share).
+    name: 'requests-by-key-and-input',
+    sources: operations,
+    queryString: lines(
+      `filter ${F.message} = "${REQUEST_SUMMARY_MESSAGE}"`,
+      `stats count(*) as requests, min(@timestamp) as firstSeen, max(@timestamp) as lastSeen by ${F.operation}, ${F.keyId}, ${F.queryShape}, ${F.cursorSent}, ${F.status}`,
+      `sort ${F.operation} asc`,
+      'limit 200',
+    ),
+  },
+  {
+    // The failing requests themselves, oldest first: their parameters as sent, where a
+    // follow-up page resumed, the version that answered, and the requestId to follow.
+    name: 'failed-requests-with-inputs',
+    sources: operations,
+    queryString: lines(
+      `fields @timestamp, ${F.operation}, ${F.keyId}, ${F.status}, ${F.errorCode}, query.status, query.limit, ${F.cursorSent}, ${F.cursorAfter}, pathParameters.petId, ${F.executedVersion}, ${F.commit}, ${F.requestId}`,
+      `filter ${F.message} = "${REQUEST_SUMMARY_MESSAGE}" and ${F.status} >= 500`,
+      'sort @timestamp asc',
+      'limit 200',
+    ),
+  },
+  {
+    // The deploy markers: when each version and commit began to serve, function by function.
+    // "Did it start with a release?": compare a fault's firstSeen with its version's firstStart.
+    name: 'releases',
+    sources: [...operations, 'authorizer'],
+    queryString: lines(
+      `filter ${F.message} = "${ENVIRONMENT_START_MESSAGE}"`,
+      `stats min(@timestamp) as firstStart, max(@timestamp) as lastStart, count(*) as environments by ${F.functionName}, ${F.executedVersion}, ${F.commit}`,
+      'sort firstStart desc',
+    ),
+  },
+  {
+    // A refused key's 401 has no key id in the access log: the authorizer's line names it. One
+    // line per authorizer call (a refusal API Gateway answers from its cache makes none).
+    name: 'refusals-by-key',
+    sources: ['authorizer'],
+    queryString: lines(
+      `filter ${F.message} = "${AUTHORIZER_SUMMARY_MESSAGE}" and ${F.outcome} = "deny"`,
+      `stats count(*) as refusals, min(@timestamp) as first, max(@timestamp) as last by ${F.keyId}, ${F.reason}`,
+      'sort refusals desc',
     ),
   },
   {
