@@ -138,6 +138,8 @@ const ENTRIES = [
 /** The operations, from the table: a name used anywhere else must be one of these. */
 export type OperationId = (typeof ENTRIES)[number]['operationId'];
 export type Route = RouteEntry & { readonly operationId: OperationId };
+/** The operations a read key may call. */
+export type ReadOperationId = Extract<(typeof ENTRIES)[number], { scope: 'read' }>['operationId'];
 export const routes: readonly Route[] = ENTRIES;
 
 export const route = (operationId: OperationId): Route => routes.find((r) => r.operationId === operationId)!;

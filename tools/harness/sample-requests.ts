@@ -1,63 +1,13 @@
-// The shared table of sample requests: for each operation of the route table, a request it
-// answers, one it refuses with a 400 (and the field the 400 names), and one it answers 404
-// where it has a path parameter. Tests and benchmarks build their events and HTTP requests
-// from here rather than writing each operation's requests again, and a new operation without
-// samples is a type error (`Record<OperationId, …>`).
+// The sample requests (shared/release-checks/samples.ts: for each operation of the route table,
+// a request it answers, one it refuses with a 400 and one it answers 404 where it has a path
+// parameter) as what tests and benchmarks send: HTTP requests and API Gateway's proxy events.
 import { randomUUID } from 'node:crypto';
-import { API_VERSION_PATH, type OperationId, type Route, route } from '../../shared/api/routes.ts';
-import { MAX_ID } from '../../shared/api/schemas.ts';
+import { API_VERSION_PATH, type OperationId, route } from '../../shared/api/routes.ts';
 import { proxyEvent } from '../../shared/lambda/proxy-event.ts';
+import { type SampleRequest, samplePath } from '../../shared/release-checks/samples.ts';
 import type { RequestSpec } from './http-client.ts';
 
-/** One request of an operation: what its route leaves open. */
-export interface SampleRequest {
-  /** The route's path parameters (e.g. `petId`), filled into its template. */
-  readonly pathParameters?: Readonly<Record<string, string>>;
-  readonly query?: Readonly<Record<string, string>>;
-  /** Sent as JSON, with `Content-Type: application/json`. */
-  readonly body?: unknown;
-}
-
-export interface OperationSamples {
-  /** A request the operation answers with its success status. */
-  readonly valid: SampleRequest & { readonly status: number };
-  /** A request it refuses with 400 BAD_REQUEST, whose details name `field`. */
-  readonly invalid: SampleRequest & { readonly status: 400; readonly field: string };
-  /** A well-formed request for something absent: 404 NOT_FOUND. Only where a path parameter names a thing. */
-  readonly notFound?: SampleRequest & { readonly status: 404 };
-}
-
-/** No animal will have it: ids are handed out from 1 upwards (shared/domain/id-allocator.ts). */
-const ABSENT_PET_ID = String(MAX_ID);
-
-export const sampleRequests: Readonly<Record<OperationId, OperationSamples>> = {
-  listPets: {
-    valid: { query: { limit: '5' }, status: 200 },
-    invalid: { query: { limit: '0' }, status: 400, field: 'limit' },
-  },
-  createPet: {
-    valid: { body: { name: 'Sample', categoryId: 1 }, status: 201 },
-    // Refused by validation, before any write: a category that is not an integer.
-    invalid: { body: { name: 'Sample', categoryId: 'seven' }, status: 400, field: 'categoryId' },
-  },
-  getPet: {
-    // The id of the first animal a fresh stage creates (e.g. createPet's valid sample).
-    valid: { pathParameters: { petId: '1' }, status: 200 },
-    invalid: { pathParameters: { petId: 'abc' }, status: 400, field: 'petId' },
-    notFound: { pathParameters: { petId: ABSENT_PET_ID }, status: 404 },
-  },
-};
-
-/** A route's path below the version path with its parameters filled in, and the sample's query. */
-const samplePath = (r: Route, sample: SampleRequest): string => {
-  const path = r.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = sample.pathParameters?.[name];
-    if (value === undefined) throw new Error(`the sample of ${r.operationId} has no path parameter ${name}`);
-    return encodeURIComponent(value);
-  });
-  const query = new URLSearchParams(sample.query).toString();
-  return query ? `${path}?${query}` : path;
-};
+export { type SampleRequest, sampleRequests } from '../../shared/release-checks/samples.ts';
 
 /**
  * A sample as an HTTP request (http-client.ts's spec), its path below the version path
