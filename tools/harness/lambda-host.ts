@@ -26,12 +26,18 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 const [imported, importCpu] = [performance.now(), process.cpuUsage()];
 const handler = ((await import(pathToFileURL(file).href)) as Record<string, Handler>)[exportName]!;
 const [importMs, importCpuMs] = [performance.now() - imported, cpuMs(importCpu)];
-const { AWS_LAMBDA_FUNCTION_NAME: NAME, AWS_REGION: REGION, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: MEMORY } = process.env;
+const {
+  AWS_LAMBDA_FUNCTION_NAME: NAME,
+  AWS_REGION: REGION,
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: MEMORY,
+  AWS_LAMBDA_FUNCTION_VERSION: VERSION = '$LATEST',
+} = process.env;
 const context = () => ({
   callbackWaitsForEmptyEventLoop: true,
   functionName: NAME,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:${REGION}:000000000000:function:${NAME}`,
+  functionVersion: VERSION,
+  // As API Gateway invokes it: through the `live` alias, which names this version.
+  invokedFunctionArn: `arn:aws:lambda:${REGION}:000000000000:function:${NAME}${VERSION === '$LATEST' ? '' : ':live'}`,
   memoryLimitInMB: MEMORY,
   awsRequestId: crypto.randomUUID(),
   logGroupName: `/aws/lambda/${NAME}`,

@@ -29,10 +29,15 @@ export interface LambdaProcessOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Node's options: staging's `--enable-source-maps` (infra/stages.ts), or none. */
   readonly nodeOptions?: readonly string[];
+  /** The version Lambda runs (AWS_LAMBDA_FUNCTION_VERSION and the context's functionVersion); `$LATEST` unless named. */
+  readonly version?: string;
+  /** Keep what the function writes (stdout and stderr, as Lambda files both in its log group); by default, dropped. */
+  readonly captureOutput?: boolean;
 }
 
 /** What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed. */
-const lambdaProcessEnvironment = ({ functionName, dynamodbEndpoint, tracing, environment }: LambdaProcessOptions) => {
+const lambdaProcessEnvironment = (options: LambdaProcessOptions) => {
+  const { functionName, dynamodbEndpoint, tracing, environment } = options;
   // By name, as deployed, where the SDK looks DynamoDB's endpoint up (with it, the first use of
   // libuv's thread pool).
   const endpoint = new URL(dynamodbEndpoint);
@@ -43,6 +48,7 @@ const lambdaProcessEnvironment = ({ functionName, dynamodbEndpoint, tracing, env
     AWS_DEFAULT_REGION: LOCAL_AWS_ENV.AWS_REGION,
     AWS_LAMBDA_FUNCTION_NAME: `petstore-${STAGE}-${functionName}`,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_LAMBDA_FUNCTION_VERSION: options.version ?? '$LATEST',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     ...powertoolsEnvironment(STAGE, 'INFO', tracing !== undefined),
@@ -57,7 +63,7 @@ const lambdaProcessEnvironment = ({ functionName, dynamodbEndpoint, tracing, env
   };
 };
 
-/** A fresh process holding the function, its bundle imported. Its log lines go nowhere we read. */
+/** A fresh process holding the function, its bundle imported. Its log lines go nowhere, unless captured. */
 export const startLambdaProcess = async (options: LambdaProcessOptions) => {
   const dir = mkdtempSync(join(tmpdir(), `petstore-${options.functionName}-`));
   cpSync(options.bundle, dir, { recursive: true });
@@ -65,14 +71,21 @@ export const startLambdaProcess = async (options: LambdaProcessOptions) => {
   const child = fork(HOST, [join(dir, 'index.mjs'), options.exportName ?? 'handler', ...(trace ? [trace] : [])], {
     cwd: dir,
     env: lambdaProcessEnvironment(options),
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', options.captureOutput ? 'pipe' : 'ignore', options.captureOutput ? 'pipe' : 'inherit', 'ipc'],
     execArgv: [...(options.nodeOptions ?? [])],
   });
+  let output = '';
+  for (const stream of [child.stdout, child.stderr])
+    stream?.on('data', (chunk: Buffer) => {
+      output += chunk;
+    });
   const exited = once(child, 'exit').finally(() => rmSync(dir, { recursive: true, force: true }));
   const [ready] = await Promise.race([once(child, 'message'), exited]);
   if (child.exitCode !== null) throw new Error(`the host of ${options.bundle} exited with ${child.exitCode}`);
   return {
     ready: ready as Ready,
+    /** What the function wrote so far (with captureOutput). */
+    output: () => output,
     /** Runs `event` `invocations` times one after another (the host answers each request with one message). */
     invoke: async (event: unknown, invocations = 1) => {
       child.send({ event, invocations } satisfies HostRequest);
