@@ -1,5 +1,5 @@
 // The local stage's listing cache on its own (infra/local/listing-cache.ts): keyed by limit,
-// status and cursor only, 200s only, for the TTL, and bounded (cursors make keys unbounded).
+// status and cursor only, 200s only, for the TTL, and bounded in pages and bytes (cursors make keys unbounded).
 import { describe, expect, it } from 'vitest';
 import { createListingCache } from '../../infra/local/listing-cache.ts';
 
@@ -15,7 +15,7 @@ const answers = (statusCode = 200) => {
 describe('the listing cache', () => {
   it('keeps a 200 for the TTL, per limit, status and cursor, whatever else the query holds', async () => {
     let clock = 0;
-    const cache = createListingCache(2, 10, () => clock);
+    const cache = createListingCache(2, { maxEntries: 10 }, () => clock);
     const origin = answers();
     expect((await cache.serve(url('?status=sold&limit=5'), origin.load)).body).toBe('1');
     expect((await cache.serve(url('?limit=5&status=sold&other=x'), origin.load)).body).toBe('1');
@@ -44,11 +44,42 @@ describe('the listing cache', () => {
   });
 
   it('holds at most its bound, dropping the oldest page first', async () => {
-    const cache = createListingCache(60, 3);
+    const cache = createListingCache(60, { maxEntries: 3 });
     const origin = answers();
     for (const cursor of ['a', 'b', 'c', 'd']) await cache.serve(url(`?cursor=${cursor}`), origin.load);
     expect((await cache.serve(url('?cursor=d'), origin.load)).body).toBe('4');
     expect((await cache.serve(url('?cursor=b'), origin.load)).body).toBe('2');
     expect((await cache.serve(url('?cursor=a'), origin.load)).body).toBe('5');
+  });
+
+  it('holds at most its bytes, a page counted at two bytes a character: the oldest pages go first', async () => {
+    const page = (text: string) => async () => ({ statusCode: 200, body: text });
+    // Each page: a 10,000-character body, ~20 KB held; a bound of 50 KB keeps two of them.
+    const cache = createListingCache(60, { maxBytes: 50_000 });
+    for (const cursor of ['a', 'b', 'c']) await cache.serve(url(`?cursor=${cursor}`), page(cursor.repeat(10_000)));
+    expect(cache.held().pages).toBe(2);
+    expect(cache.held().bytes).toBeGreaterThan(2 * 2 * 10_000);
+    expect(cache.held().bytes).toBeLessThanOrEqual(50_000);
+    expect((await cache.serve(url('?cursor=a'), page('a again'))).body).toBe('a again');
+    expect((await cache.serve(url('?cursor=c'), page('c again'))).body).toBe('c'.repeat(10_000));
+  });
+
+  it('keeps no page larger than its bytes', async () => {
+    const cache = createListingCache(60, { maxBytes: 1_000 });
+    await cache.serve(url(''), async () => ({ statusCode: 200, body: 'x'.repeat(1_000) }));
+    expect(cache.held()).toEqual({ pages: 0, bytes: 0 });
+  });
+
+  it('drops expired pages at the next listing, though nobody asks for them again', async () => {
+    let clock = 0;
+    const cache = createListingCache(2, {}, () => clock);
+    const origin = answers();
+    for (const cursor of ['a', 'b', 'c']) await cache.serve(url(`?cursor=${cursor}`), origin.load);
+    clock = 1_000;
+    await cache.serve(url('?cursor=d'), origin.load);
+    expect(cache.held().pages).toBe(4);
+    clock = 2_000; // a, b and c expired; d has a second left
+    await cache.serve(url('?cursor=d'), origin.load);
+    expect(cache.held().pages).toBe(1);
   });
 });
