@@ -1,9 +1,10 @@
 // The most shards each stage's status index has ever had, committed. Synth cannot ask a
 // deployed stack (CI synthesizes without credentials), so this record is how it knows the
-// previous N: an item keeps the shard `id mod N` it was written under, and a read covers only
-// shards 0..statusIndexShards-1, so a lower N would hide every animal written to a higher
-// shard. Raise a stage's entry together with its statusIndexShards (infra/stages.ts); never
-// lower it while the stage's table holds data.
+// previous N: an item keeps the shard `id mod N` it was written under. Readers cover the most
+// shards any writer used (shared/dynamodb/shard-count.ts), but code older than that covered
+// only 0..statusIndexShards-1, and a lower N would hide from it every animal on a higher shard.
+// Raise a stage's entry together with its statusIndexShards (infra/stages.ts); never lower it
+// while the stage's table holds data.
 import type { DeployedStage, StageSettings } from './stages.ts';
 
 export const STATUS_INDEX_SHARDS_EVER: Readonly<Record<DeployedStage, number>> = {

@@ -23,7 +23,6 @@ import { functionEnvironment } from './function-environment.ts';
 import { answerClientError, answerConnect, createGateway, type GatewayOptions } from './gateway.ts';
 import { reduceMemoryWhenIdle } from './idle-memory.ts';
 import { markCleanShutdown, repairAfterCrash } from './index-repair.ts';
-import { recordIndexShards } from './index-shards.ts';
 import type { LocalKeyLimits } from './key-limits.ts';
 import { KEY_USAGE_FILE } from './key-usage.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
@@ -195,7 +194,6 @@ export const openLocalData = async (
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
   lock.update({ dynamodbAddress: dynamodb.address });
   await ensureTables(dynamodb.endpoint);
-  recordIndexShards(lock.dir, options.statusIndexShards ?? 1);
   const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
   const environment = functionEnvironment({
     dynamodbEndpoint: dynamodb.endpoint,

@@ -18,6 +18,7 @@ import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
 import type { PetsRepository } from '../domain/stores.ts';
 import { withAvailability } from './client.ts';
 import { putNewPet, updatePet } from './pet-writes.ts';
+import { createShardCount } from './shard-count.ts';
 import { statusShardKeys } from './status-shards.ts';
 import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
 
@@ -28,7 +29,7 @@ export interface PetsRepositoryOptions {
   countersTableName: string;
   cursors: CursorCodec;
   ids?: IdAllocator;
-  /** N of the status index (status-shards.ts); 1 by default. */
+  /** N of the status index (status-shards.ts); 1 by default. Reads cover at least the most any writer used (shard-count.ts). */
   statusShards?: number;
 }
 
@@ -44,6 +45,7 @@ const toPet = (item: Record<string, AttributeValue>): Pet => {
 export const createPetsRepository = (options: PetsRepositoryOptions): PetsRepository => {
   const { client, petsTableName, countersTableName, cursors } = options;
   const shards = options.statusShards ?? 1;
+  const shardCount = createShardCount(client, countersTableName, shards);
 
   const ids =
     options.ids ??
@@ -67,6 +69,8 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
     newId: () => ids.next(),
 
     async create(newPet, id) {
+      // Readers learn of a shard before any animal is on it (shard-count.ts).
+      await shardCount.raise();
       if (id !== undefined) {
         // The id was chosen before (an idempotency record names it): another animal under it
         // (a table restored behind the counter) must fail the create, never be overwritten.
@@ -89,6 +93,8 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
 
     async update(id, changes) {
       if (Object.keys(changes).length === 0) return get(id);
+      // A new status is a new index key, on a shard readers must know first (shard-count.ts).
+      if (changes.status !== undefined) await shardCount.raise();
       try {
         const { Attributes } = await withAvailability(() => client.send(updatePet(petsTableName, id, changes, shards)));
         return Attributes && toPet(Attributes);
@@ -115,24 +121,32 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
         return pageOf(pets, Items.length > limit || LastEvaluatedKey !== undefined, null);
       }
       // Every shard, each from just after the cursor, in parallel: a page waits for the slowest one.
-      const shardPages = await Promise.all(
-        statusShardKeys(status, shards).map((key) =>
-          withAvailability(() =>
-            client.send(
-              new QueryCommand({
-                ...common,
-                IndexName: STATUS_INDEX,
-                KeyConditionExpression: '#shard = :shard',
-                ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE },
-                ExpressionAttributeValues: marshall({ ':shard': key }),
-                ...(after !== undefined && {
-                  ExclusiveStartKey: marshall({ [STATUS_SHARD_ATTRIBUTE]: key, id: after }),
-                }),
-              }),
+      // The shards any writer used (shard-count.ts): those known now, and in parallel, when the
+      // record is due for a re-read, those it adds.
+      const queryShards = (from: number, to: number) =>
+        Promise.all(
+          statusShardKeys(status, to)
+            .slice(from)
+            .map((key) =>
+              withAvailability(() =>
+                client.send(
+                  new QueryCommand({
+                    ...common,
+                    IndexName: STATUS_INDEX,
+                    KeyConditionExpression: '#shard = :shard',
+                    ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE },
+                    ExpressionAttributeValues: marshall({ ':shard': key }),
+                    ...(after !== undefined && {
+                      ExclusiveStartKey: marshall({ [STATUS_SHARD_ATTRIBUTE]: key, id: after }),
+                    }),
+                  }),
+                ),
+              ),
             ),
-          ),
-        ),
-      );
+        );
+      const known = shardCount.known();
+      const [latest, knownPages] = await Promise.all([shardCount.current(), queryShards(0, known)]);
+      const shardPages = latest > known ? [...knownPages, ...(await queryShards(known, latest))] : knownPages;
       return merged(shardPages, limit, status);
     },
   };

@@ -141,6 +141,7 @@ describe("each function's role: what its code calls, and nothing else", () => {
     listPets: {
       pets: ['dynamodb:Scan'],
       petsIndex: ['dynamodb:Query'],
+      counters: ['dynamodb:GetItem'],
       cursorSecret: ['secretsmanager:GetSecretValue'],
     },
     getPet: { pets: ['dynamodb:GetItem'] },

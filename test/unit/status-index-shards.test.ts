@@ -1,10 +1,6 @@
-// N of the status index may only grow: synth refuses a stage setting below the committed
-// record, and the local stage a PETSTORE_INDEX_SHARDS below what its data directory was written with.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
-import { recordIndexShards } from '../../infra/local/index-shards.ts';
+// N of the status index: synth refuses a stage setting below the committed record. At run time
+// a lower N loses nothing (shared/dynamodb/shard-count.ts, test/integration/shard-count.test.ts).
+import { describe, expect, test } from 'vitest';
 import { DEPLOYED_STAGES, stageSettings } from '../../infra/stages.ts';
 import { checkStatusIndexShards, STATUS_INDEX_SHARDS_EVER } from '../../infra/status-index-shards.ts';
 import { statusShardKey, statusShardsFrom } from '../../shared/dynamodb/status-shards.ts';
@@ -34,22 +30,6 @@ describe('synth', () => {
   test('N is a positive integer', () => {
     for (const bad of [0, -1, 1.5])
       expect(() => checkStatusIndexShards({ stage: 'staging', statusIndexShards: bad })).toThrow(/positive integer/);
-  });
-});
-
-describe('the local data directory', () => {
-  let dir: string | undefined;
-  afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
-
-  test('may grow N, and refuses to lower it', () => {
-    dir = mkdtempSync(join(tmpdir(), 'petstore-shards-'));
-    recordIndexShards(dir, 1);
-    recordIndexShards(dir, 4);
-    expect(readFileSync(join(dir, 'status-index-shards'), 'utf8').trim()).toBe('4');
-    expect(() => recordIndexShards(dir!, 2)).toThrow(
-      /PETSTORE_INDEX_SHARDS is 2, but .* was written with 4.*N may only grow/,
-    );
-    recordIndexShards(dir, 4);
   });
 });
 
