@@ -2,6 +2,7 @@
 // every knob is a variable (README, Configuration), parsed once; a bad value stops the
 // command with the variable's name.
 import { Config, keyLimitsOf } from './config.ts';
+import { developmentKeyFile, kept } from './development-key.ts';
 import { type LocalStage, type LocalStageOptions, STAGE } from './stage.ts';
 
 /** Prints `command: message` on stderr and exits 1. */
@@ -43,7 +44,27 @@ export const stageOptionsFromEnvironment = (
   };
 };
 
-/** What a start prints: the address, a usable key, and what a crash left repaired. */
+/**
+ * Where the banner says the key is. On a terminal, the key itself: the person who started the
+ * server reads it there. Anywhere else (CI, a container, `> file`) that output is a log, and no
+ * log holds a key: the development key is named by its file (0600, in the data directory), a
+ * PETSTORE_API_KEY by the variable that holds it.
+ */
+const keyShown = (key: string, dataDir: string, terminal: boolean): { where: string; header: string } => {
+  if (terminal) return { where: key, header: `'Authorization: Bearer ${key}'` };
+  const file = developmentKeyFile(dataDir);
+  return kept(file) === key
+    ? {
+        where: `in ${file} (not printed: this output is not a terminal)`,
+        header: `"Authorization: Bearer $(cat '${file}')"`,
+      }
+    : {
+        where: 'the one in PETSTORE_API_KEY (not printed: this output is not a terminal)',
+        header: '"Authorization: Bearer $PETSTORE_API_KEY"',
+      };
+};
+
+/** What a start prints: the address, a usable key (or where it is), and what a crash left repaired. */
 export const printBanner = (
   stage: Pick<LocalStage, 'baseUrl' | 'key' | 'keyRecord' | 'dataDir' | 'repairedIndexEntries'>,
   ...notes: string[]
@@ -55,11 +76,12 @@ export const printBanner = (
     console.warn(
       `warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`,
     );
+  const shown = keyShown(key, dataDir, process.stdout.isTTY === true);
   console.log(
     [
       `Pet Store API (stage ${STAGE}) listening at ${baseUrl}`,
-      `API key (${keyRecord.keyId}): ${key}`,
-      `Try: curl -H 'Authorization: Bearer ${key}' ${baseUrl}/pets`,
+      `API key (${keyRecord.keyId}): ${shown.where}`,
+      `Try: curl -H ${shown.header} ${baseUrl}/pets`,
       `API reference: ${new URL('/docs', baseUrl).href}`,
       `Data: ${dataDir}.`,
       ...notes,

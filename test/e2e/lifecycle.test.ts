@@ -6,7 +6,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { type LocalServer, newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
+import { bannerKey, type LocalServer, newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
 import { call, disposeServer, keyTool, startServer } from './support.ts';
 
 const dataDirs: string[] = [];
@@ -64,7 +64,7 @@ test.each(['SIGTERM', 'SIGINT'] as const)(
     const { npm, output } = spawnNpm('start', dir);
     expect(await waitFor(() => /listening at http/.test(output()), 30_000), output()).toBe(true);
     const url = new URL(/listening at (http\S+)/.exec(output())![1]!);
-    const key = /API key \([^)]*\): (pet_\w+)/.exec(output())![1]!;
+    const key = bannerKey(output(), undefined)!;
     expect(await accepts(url)).toBe(true);
 
     // Requests on their way when the signal comes are answered.

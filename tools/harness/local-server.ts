@@ -59,6 +59,20 @@ export const npmScriptFlags = (entry: string, cwd = '.'): string[] => {
   return [];
 };
 
+/**
+ * The key the banner names: printed on a terminal; otherwise (a pipe, as here) the file that
+ * holds the development key, or PETSTORE_API_KEY's, which the caller gave. Undefined until the
+ * banner's key line is out.
+ */
+export const bannerKey = (output: string, given: string | undefined): string | undefined => {
+  const shown = /API key \([^)]*\): (?:(pet_\w+)|in (\/.+?) \(not printed|(the one in PETSTORE_API_KEY))/.exec(output);
+  if (!shown) return undefined;
+  const [, printed, file, fromVariable] = shown;
+  if (printed) return printed;
+  if (file) return readFileSync(file, 'utf8').trim();
+  return fromVariable ? given : undefined;
+};
+
 export const newDataDir = (): string => mkdtempSync(join(tmpdir(), 'petstore-test-'));
 
 export const startLocalServer = (
@@ -99,7 +113,7 @@ export const startLocalServer = (
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
     const check = () => {
       const url = /listening at (http\S+)/.exec(output)?.[1];
-      const key = /API key \([^)]*\): (pet_\w+)/.exec(output)?.[1];
+      const key = bannerKey(output, env.PETSTORE_API_KEY);
       if (!url || !key) return;
       clearTimeout(timer);
       child.stdout!.off('data', check);
