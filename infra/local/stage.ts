@@ -27,6 +27,7 @@ import type { LocalKeyLimits } from './key-limits.ts';
 import { KEY_USAGE_FILE } from './key-usage.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
 import { type ManagementEndpoint, startManagementEndpoint } from './management.ts';
+import { osUser } from './os-user.ts';
 
 export const STAGE = 'local';
 
@@ -212,7 +213,13 @@ export const openLocalData = async (
     key: async () => {
       const keys = createKeysRepository(createDocumentClient(), keysTable.name);
       const { key, keyRecord } = options.apiKey
-        ? { key: options.apiKey, keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY') }
+        ? {
+            key: options.apiKey,
+            keyRecord: await keys.register(options.apiKey, 'PETSTORE_API_KEY', {
+              by: osUser(),
+              reason: 'npm start: PETSTORE_API_KEY',
+            }),
+          }
         : await developmentKey(lock.dir, keys);
       // Every local key is in the local usage plan: keys issued before there were plans get their API key now.
       await keys.assignUsageKeys();

@@ -27,6 +27,25 @@ export interface PetsRepository {
   list(request: ListRequest): Promise<ListPage>;
 }
 
+/**
+ * Who made a change to a key and why: the OS user locally, the caller's AWS identity deployed
+ * (STS GetCallerIdentity's ARN), or what else made it (the stack's own read keys); `reason` is
+ * the key tool's `--reason`.
+ */
+export interface KeyChangeAuthor {
+  by: string;
+  reason?: string | undefined;
+}
+
+/** One change to a key, kept with it: `keys list` shows the last one of each key. */
+export interface KeyChange {
+  action: 'created' | 'rotated' | 'revoked';
+  by: string;
+  /** ISO 8601. */
+  at: string;
+  reason?: string;
+}
+
 export interface KeyRecord {
   keyId: string;
   label: string;
@@ -41,6 +60,8 @@ export interface KeyRecord {
   rotatedTo?: string;
   /** When the authorizer last let the key in, to within LAST_USE_RESOLUTION_MS. */
   lastUsedAt?: string;
+  /** Its changes, oldest first; absent on a key made before changes were recorded, or by nobody named. */
+  changes?: KeyChange[];
 }
 
 /** What the authorizer needs to know of a key. */
@@ -57,6 +78,8 @@ interface KeyGrant {
 export interface NewKeyOptions {
   scope?: KeyScope | undefined;
   expiresAt?: string | undefined;
+  /** Who creates it and why: recorded with the key. */
+  author?: KeyChangeAuthor | undefined;
 }
 
 type IssuedKey = KeyRecord & { key: string; usageKey: string };
@@ -66,6 +89,8 @@ interface RotateOptions {
   /** The new key's own expiry; none by default. */
   expiresAt?: string | undefined;
   prepare?: ((created: IssuedKey) => Promise<void>) | undefined;
+  /** Who rotates it and why: recorded with both keys. */
+  author?: KeyChangeAuthor | undefined;
 }
 
 /** Why a rotation was refused: the key is revoked, or was already rotated (to `rotatedTo`). */
@@ -91,9 +116,12 @@ export interface KeysRepository {
   rotate(keyId: string, options: RotateOptions): Promise<{ old: KeyRecord; created: IssuedKey } | undefined>;
   /** Gives every key that has none a usage identifier (keys issued before usage plans); returns those keys. */
   assignUsageKeys(): Promise<Array<{ keyId: string; usageKey: string }>>;
-  /** Registers a key chosen elsewhere (PETSTORE_API_KEY); keeps the record if it exists. */
-  register(key: string, label: string): Promise<KeyRecord>;
+  /** Registers a key chosen elsewhere (PETSTORE_API_KEY), by `author`; keeps the record if it exists. */
+  register(key: string, label: string, author?: KeyChangeAuthor): Promise<KeyRecord>;
   list(): Promise<KeyRecord[]>;
-  /** Revokes by key id; false when no such key exists. Revoking twice keeps the first time. */
-  revoke(keyId: string): Promise<boolean>;
+  /**
+   * Revokes by key id, recording `author`'s change; false when no such key exists. Revoking twice
+   * keeps the first revocation, its time and its record.
+   */
+  revoke(keyId: string, author?: KeyChangeAuthor): Promise<boolean>;
 }

@@ -11,7 +11,14 @@ import {
   type KeyScope,
   LAST_USE_RESOLUTION_MS,
 } from '../domain/api-keys.ts';
-import { type KeyRecord, type KeysRepository, type NewKeyOptions, RotationRefused } from '../domain/stores.ts';
+import {
+  type KeyChange,
+  type KeyChangeAuthor,
+  type KeyRecord,
+  type KeysRepository,
+  type NewKeyOptions,
+  RotationRefused,
+} from '../domain/stores.ts';
 import { withAvailability } from './client.ts';
 
 interface KeyItem extends KeyRecord {
@@ -21,6 +28,19 @@ interface KeyItem extends KeyRecord {
 }
 
 const toRecord = ({ keyHash: _hash, usageKey: _usage, ...record }: KeyItem): KeyRecord => record;
+
+/** `author`'s change, as kept in the key's `changes` list; none without an author. */
+const changeBy = (action: KeyChange['action'], at: string, author: KeyChangeAuthor | undefined): KeyChange[] =>
+  author ? [{ action, by: author.by, at, ...(author.reason !== undefined && { reason: author.reason }) }] : [];
+
+/** The update that appends `changes` (none: nothing) to the key's list, for an UpdateExpression's SET. */
+const appendChanges = (changes: KeyChange[]) =>
+  changes.length
+    ? {
+        set: ', changes = list_append(if_not_exists(changes, :noChanges), :changes)',
+        values: { ':noChanges': [], ':changes': changes },
+      }
+    : { set: '', values: {} };
 
 /** The earlier of two ISO 8601 times, either of which may be absent. */
 const earlier = (a: string | undefined, b: string): string => (a !== undefined && a < b ? a : b);
@@ -71,15 +91,18 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
     }
   };
 
-  const issue = async (label: string, { scope, expiresAt }: NewKeyOptions, rotatedFrom?: string) => {
+  const issue = async (label: string, { scope, expiresAt, author }: NewKeyOptions, rotatedFrom?: string) => {
     const key = generateKey();
+    const createdAt = new Date().toISOString();
+    const changes = changeBy('created', createdAt, author);
     const record: KeyRecord = {
       keyId: generateKeyId(),
       label,
-      createdAt: new Date().toISOString(),
+      createdAt,
       scope: scope ?? DEFAULT_KEY_SCOPE,
       ...(expiresAt !== undefined && { expiresAt }),
       ...(rotatedFrom !== undefined && { rotatedFrom }),
+      ...(changes.length && { changes }),
     };
     const usageKey = generateUsageKey();
     await putNew({ keyHash: hashKey(key), ...record, usageKey });
@@ -88,7 +111,32 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
 
   const findById = async (keyId: string) => (await scanAll()).find((candidate) => candidate.keyId === keyId);
 
-  const markRevoked = (keyHash: string) => revokeKeyHash(client, tableName, keyHash);
+  /**
+   * Revokes a key not revoked yet, with `author`'s record of it. A revoke that came first wins:
+   * its time and its record stand (ConditionalCheckFailed here, which the caller takes as done).
+   */
+  const markRevoked = (keyHash: string, author: KeyChangeAuthor | undefined) => {
+    const now = new Date().toISOString();
+    const append = appendChanges(changeBy('revoked', now, author));
+    return client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { keyHash },
+        UpdateExpression: `SET revokedAt = :now${append.set}`,
+        ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':now': now, ...append.values },
+      }),
+    );
+  };
+
+  const revokeOnce = async (keyHash: string, author: KeyChangeAuthor | undefined) => {
+    try {
+      await markRevoked(keyHash, author);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Revoked meanwhile by someone else (an item is never deleted): that revocation stands.
+    }
+  };
 
   return {
     async lookup(key) {
@@ -137,46 +185,56 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
 
     create: (label, options = {}) => issue(label, options),
 
-    async rotate(keyId, { oldExpiresAt, expiresAt, prepare }) {
+    async rotate(keyId, { oldExpiresAt, expiresAt, prepare, author }) {
       const old = await findById(keyId);
       if (!old) return undefined;
       if (old.revokedAt !== undefined) throw new RotationRefused(`${keyId} is revoked: create a new key instead`);
       if (old.rotatedTo !== undefined)
         throw new RotationRefused(`${keyId} was already rotated to ${old.rotatedTo}: rotate that key instead`);
-      const created = await issue(old.label, { scope: old.scope, expiresAt }, keyId);
+      const created = await issue(old.label, { scope: old.scope, expiresAt, author }, keyId);
       const oldExpiry = earlier(old.expiresAt, oldExpiresAt);
+      const rotation = changeBy('rotated', created.createdAt, author);
+      const append = appendChanges(rotation);
       try {
         await prepare?.(created);
         await client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { keyHash: old.keyHash },
-            UpdateExpression: 'SET rotatedTo = :to, expiresAt = :expires',
+            UpdateExpression: `SET rotatedTo = :to, expiresAt = :expires${append.set}`,
             // A revoke or another rotation in between wins: one key never has two successors.
             ConditionExpression:
               'attribute_exists(keyHash) AND attribute_not_exists(revokedAt) AND attribute_not_exists(rotatedTo)',
-            ExpressionAttributeValues: { ':to': created.keyId, ':expires': oldExpiry },
+            ExpressionAttributeValues: { ':to': created.keyId, ':expires': oldExpiry, ...append.values },
           }),
         );
       } catch (error) {
         // Never a key handed out half made: the new one goes, the old one stays as it was.
-        await markRevoked(hashKey(created.key));
+        await revokeOnce(
+          hashKey(created.key),
+          author && { by: author.by, reason: `the rotation of ${keyId} to it failed, so it was never handed out` },
+        );
         if (error instanceof ConditionalCheckFailedException)
           throw new RotationRefused(`${keyId} was revoked or rotated meanwhile`);
         throw error;
       }
-      return { old: { ...toRecord(old), rotatedTo: created.keyId, expiresAt: oldExpiry }, created };
+      const changes = [...(old.changes ?? []), ...rotation];
+      const oldRecord = { ...toRecord(old), rotatedTo: created.keyId, expiresAt: oldExpiry };
+      return { old: changes.length ? { ...oldRecord, changes } : oldRecord, created };
     },
 
-    async register(key, label) {
+    async register(key, label, author) {
       const keyHash = hashKey(key);
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash } }));
       if (Item) return toRecord(Item as KeyItem);
+      const createdAt = new Date().toISOString();
+      const changes = changeBy('created', createdAt, author);
       const record: KeyRecord = {
         keyId: generateKeyId(),
         label,
-        createdAt: new Date().toISOString(),
+        createdAt,
         scope: DEFAULT_KEY_SCOPE,
+        ...(changes.length && { changes }),
       };
       await putNew({ keyHash, ...record, usageKey: generateUsageKey() });
       return record;
@@ -209,10 +267,11 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
       return (await scanAll()).map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
 
-    async revoke(keyId) {
+    async revoke(keyId, author) {
       const item = await findById(keyId);
       if (!item) return false;
-      await markRevoked(item.keyHash);
+      // Revoked before: the first revocation, its time and its record stand.
+      if (item.revokedAt === undefined) await revokeOnce(item.keyHash, author);
       return true;
     },
   };

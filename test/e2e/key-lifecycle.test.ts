@@ -234,7 +234,9 @@ describe('keys list', () => {
     const listed = await keyTool(server.dataDir, 'list');
     expect(listed.code, listed.stderr).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^KEY ID\s+LABEL\s+SCOPE\s+STATE\s+CREATED\s+EXPIRES\s+LAST USED\s+ROTATION\s+LIMITS$/);
+    expect(lines[0]).toMatch(
+      /^KEY ID\s+LABEL\s+SCOPE\s+STATE\s+CREATED\s+EXPIRES\s+LAST USED\s+ROTATION\s+LIMITS\s+LAST CHANGE$/,
+    );
     expect(listed.stdout).not.toMatch(/\(index\)|'|│|┌/);
     const row = (keyId: string) => lines.find((line) => line.startsWith(keyId))!;
     expect(row(used.keyId)).toMatch(

@@ -23,8 +23,8 @@ export const revokingFlushes = (
   retry = `aws apigateway flush-stage-authorizers-cache --rest-api-id <RestApiId output> --stage-name ${stage}`,
 ): KeysRepository => ({
   ...keys,
-  async revoke(keyId) {
-    if (!(await keys.revoke(keyId))) return false;
+  async revoke(keyId, author) {
+    if (!(await keys.revoke(keyId, author))) return false;
     try {
       await flush();
     } catch (error) {

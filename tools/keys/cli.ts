@@ -8,28 +8,33 @@ import {
   type KeyLimits,
 } from '../../infra/stages.ts';
 import { KEY_SCOPES, type KeyScope } from '../../shared/domain/api-keys.ts';
-import { type KeysRepository, RotationRefused } from '../../shared/domain/stores.ts';
+import { type KeyChangeAuthor, type KeysRepository, RotationRefused } from '../../shared/domain/stores.ts';
+import { awsCaller, localAuthor } from './author.ts';
 import { deployedKeys, deployedStageFailure } from './deployed-stage.ts';
 import { fail } from './fail.ts';
 import { keyTable, listEntry, parseDuration, parseExpiry } from './format.ts';
-import { localAuthorizerCacheTtl, localKeyLimits, withLocalKeys } from './local-stage.ts';
+import { localAuthorizerCacheTtl, localKeyLimits, localServerCacheTtl, withLocalKeys } from './local-stage.ts';
 
 const USAGE = `Usage: npm run keys -- <command> [options] [--stage local|staging|production]
 
 Commands:
-  create --label <text> [--scope read|write] [--expires <when>]
+  create --label <text> [--scope read|write] [--expires <when>] [--reason <text>]
         Issue a key and print it, once. --scope: read (GET operations only) or write
         (every operation; the default). --expires: a date (2027-03-01, 00:00 UTC), a
         date-time (2027-03-01T12:00:00Z) or a duration from now (90d, 12h, 30m, 2w).
   list [--json]
         Every key: id, label, scope, state (active, expired, revoked; an expired key whose
         cached answer may still let it in says until when), created, expires, last use (to
-        within 5 minutes), rotation links and limits. Never the keys.
-  rotate <keyId> [--overlap <duration>] [--expires <when>]
+        within 5 minutes), rotation links, limits and its last change (who, when, why).
+        Never the keys.
+  rotate <keyId> [--overlap <duration>] [--expires <when>] [--reason <text>]
         Issue a key with the same label, scope and limits and print it, once; the old
         key keeps working for the overlap (default 24h), then expires.
-  revoke <keyId>
+  revoke <keyId> [--reason <text>]
         Refuse the key from the next request on (the authorizer cache is flushed).
+
+Each create, rotate and revoke is recorded with the key: who (your OS user on stage
+local, your AWS identity on a deployed stage), when, and --reason; list shows it.
   sync
         Put keys issued before usage plans in the stage's usage plan.
 
@@ -49,6 +54,7 @@ interface Args {
   scope?: string | undefined;
   expires?: string | undefined;
   overlap?: string | undefined;
+  reason?: string | undefined;
   json?: boolean | undefined;
 }
 
@@ -65,19 +71,32 @@ const expiryOf = (text: string | undefined): string | undefined => {
 
 const printKey = (key: string) => console.log(`Key (shown only now; store it in a secret manager): ${key}`);
 
+/** How long an authorizer's cached answer may outlive a key's expiry on `stage`, in words. */
+const cacheWindow = (stage: string): string => {
+  const seconds = stage === 'local' ? localAuthorizerCacheTtl() : DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS;
+  return seconds % 60 === 0 ? `${seconds / 60} minute(s)` : `${seconds} s`;
+};
+
 const run = async (
   keys: KeysRepository,
   command: string,
   args: Args,
   stage: string,
   limits: () => Promise<KeyLimits>,
+  whoami: () => Promise<string>,
 ) => {
+  // Asked only of a command that changes a key: a list needs no identity.
+  const author = async (): Promise<KeyChangeAuthor> => ({ by: await whoami(), reason: args.reason });
   switch (command) {
     case 'create': {
       if (!args.label) return fail('create needs --label <who or what the key is for>');
       const scope = args.scope ?? 'write';
       if (!(KEY_SCOPES as readonly string[]).includes(scope)) return fail(`--scope ${scope}: use read or write`);
-      const created = await keys.create(args.label, { scope: scope as KeyScope, expiresAt: expiryOf(args.expires) });
+      const created = await keys.create(args.label, {
+        scope: scope as KeyScope,
+        expiresAt: expiryOf(args.expires),
+        author: await author(),
+      });
       const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
       console.log(
         `Created ${created.keyId} on stage ${stage} (label: ${created.label}, scope: ${created.scope}${expiry}).`,
@@ -88,7 +107,8 @@ const run = async (
       const all = await keys.list();
       // One usage plan per stage: every key has the same limits, each on its own.
       const stageLimits = all.length ? await limits() : undefined;
-      const cacheTtl = stage === 'local' ? localAuthorizerCacheTtl() : DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS;
+      // Locally, a cache only while a server runs: one started later begins empty.
+      const cacheTtl = stage === 'local' ? localServerCacheTtl() : DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS;
       const entries = all.map((record) => listEntry(record, stageLimits!, cacheTtl));
       if (args.json) return console.log(JSON.stringify(entries, null, 2));
       if (!entries.length) return console.log(`No keys on stage ${stage}.`);
@@ -104,13 +124,20 @@ const run = async (
         const rotated = await keys.rotate(args.keyId, {
           oldExpiresAt: new Date(Date.now() + overlapMs).toISOString(),
           expiresAt: expiryOf(args.expires),
+          author: await author(),
         });
         if (!rotated) return fail(`no key ${args.keyId} on stage ${stage}`);
         const { old, created } = rotated;
         console.log(
           `Rotated ${old.keyId} to ${created.keyId} on stage ${stage} (label: ${created.label}, scope: ${created.scope ?? 'write'}).`,
         );
-        console.log(`${old.keyId} keeps working until ${old.expiresAt}; switch your clients before then.`);
+        // Expired now (--overlap 0, or an expiry already past): no "keeps working until" a moment gone.
+        if (Date.parse(old.expiresAt!) <= Date.now())
+          console.log(
+            `${old.keyId} has expired (at ${old.expiresAt}): it is refused, though an answer the authorizer cached ` +
+              `before may let it in for up to ${cacheWindow(stage)}; to shut it out at once: npm run keys -- revoke ${old.keyId}${stage === 'local' ? '' : ` --stage ${stage}`}`,
+          );
+        else console.log(`${old.keyId} keeps working until ${old.expiresAt}; switch your clients before then.`);
         return printKey(created.key);
       } catch (error) {
         if (error instanceof RotationRefused) return fail(error.message);
@@ -123,7 +150,8 @@ const run = async (
       const existing = (await keys.list()).find((record) => record.keyId === args.keyId);
       if (existing?.revokedAt)
         return console.log(`${args.keyId} was already revoked on stage ${stage}, at ${existing.revokedAt}.`);
-      if (!existing || !(await keys.revoke(args.keyId))) return fail(`no key ${args.keyId} on stage ${stage}`);
+      if (!existing || !(await keys.revoke(args.keyId, await author())))
+        return fail(`no key ${args.keyId} on stage ${stage}`);
       return console.log(`Revoked ${args.keyId} on stage ${stage}.`);
     }
     case 'sync': {
@@ -147,6 +175,7 @@ const { values, positionals } = (() => {
         scope: { type: 'string' },
         expires: { type: 'string' },
         overlap: { type: 'string' },
+        reason: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -161,12 +190,12 @@ if (values.help || !command) {
   process.exit(command || values.help ? 0 : 1);
 }
 const stage = values.stage!;
-const args: Args = { ...values, label: values.label?.trim(), keyId };
-if (stage === 'local') await withLocalKeys((keys) => run(keys, command!, args, stage, localKeyLimits));
+const args: Args = { ...values, label: values.label?.trim(), reason: values.reason?.trim() || undefined, keyId };
+if (stage === 'local') await withLocalKeys((keys) => run(keys, command!, args, stage, localKeyLimits, localAuthor));
 else if ((DEPLOYED_STAGES as readonly string[]).includes(stage)) {
   try {
     const { keys, limits } = await deployedKeys(stage as DeployedStage);
-    await run(keys, command!, args, stage, limits);
+    await run(keys, command!, args, stage, limits, () => awsCaller());
   } catch (error) {
     fail(deployedStageFailure(error, stage as DeployedStage));
   }

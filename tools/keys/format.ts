@@ -3,7 +3,7 @@
 
 import type { KeyLimits } from '../../infra/stages.ts';
 import { isExpired, type KeyScope, LAST_USE_RESOLUTION_MS } from '../../shared/domain/api-keys.ts';
-import type { KeyRecord } from '../../shared/domain/stores.ts';
+import type { KeyChange, KeyRecord } from '../../shared/domain/stores.ts';
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
@@ -72,15 +72,34 @@ export const listEntry = (record: KeyRecord, limits: KeyLimits, cacheTtlSeconds:
     rotatedFrom: record.rotatedFrom ?? null,
     rotatedTo: record.rotatedTo ?? null,
     limits: state === 'active' ? limits : null,
+    /** Who made its last change (created, rotated or revoked), when and why; null when none was recorded. */
+    lastChange: record.changes?.at(-1) ?? null,
+    /** Every recorded change, oldest first. */
+    changes: record.changes ?? [],
   };
 };
 
 /** `2026-11-24 08:13Z`: to the minute, in UTC, as wide as every other. */
 const minute = (iso: string | null): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z` : '-');
 
+/** `revoked 2026-11-24 08:13Z by alice: "leaked in a CI log"`. */
+const describeChange = ({ action, at, by, reason }: KeyChange): string =>
+  `${action} ${minute(at)} by ${by}${reason === undefined ? '' : `: ${JSON.stringify(reason)}`}`;
+
 /** The rows of `list`, as a table whose columns line up (no quoting, no index column). */
 export const keyTable = (entries: ReturnType<typeof listEntry>[]): string => {
-  const header = ['KEY ID', 'LABEL', 'SCOPE', 'STATE', 'CREATED', 'EXPIRES', 'LAST USED', 'ROTATION', 'LIMITS'];
+  const header = [
+    'KEY ID',
+    'LABEL',
+    'SCOPE',
+    'STATE',
+    'CREATED',
+    'EXPIRES',
+    'LAST USED',
+    'ROTATION',
+    'LIMITS',
+    'LAST CHANGE',
+  ];
   const rows = entries.map((e) => [
     e.keyId,
     e.label,
@@ -95,6 +114,7 @@ export const keyTable = (entries: ReturnType<typeof listEntry>[]): string => {
     e.lastUsedAt ? minute(e.lastUsedAt) : 'never',
     [e.rotatedFrom && `from ${e.rotatedFrom}`, e.rotatedTo && `to ${e.rotatedTo}`].filter(Boolean).join(', ') || '-',
     e.limits ? describeLimits(e.limits) : '-',
+    e.lastChange ? describeChange(e.lastChange) : '-',
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   return [header, ...rows]

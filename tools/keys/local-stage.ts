@@ -85,3 +85,10 @@ export const localKeyLimits = async (): Promise<KeyLimits> => keyLimitsOf(localC
 
 /** The local stage's authorizer cache TTL, in seconds. */
 export const localAuthorizerCacheTtl = (): number => localConfig().PETSTORE_AUTHORIZER_CACHE_TTL;
+
+/**
+ * How long the authorizer cache of the server running now may keep an answer: 0 when none runs,
+ * since a server's cache starts empty, so no cached answer outlives the server that held it.
+ */
+export const localServerCacheTtl = (): number =>
+  readOwner(process.env.PETSTORE_DATA_DIR || '.data')?.owner === 'server' ? localAuthorizerCacheTtl() : 0;

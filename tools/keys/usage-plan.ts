@@ -42,7 +42,13 @@ export const withUsagePlan = (keys: KeysRepository, plan: UsagePlan): KeysReposi
       await addApiKey(plan, created.keyId, created.usageKey, label);
     } catch (error) {
       // A key without its API key would be refused by API Gateway: never hand it out.
-      await keys.revoke(created.keyId);
+      await keys.revoke(
+        created.keyId,
+        options?.author && {
+          by: options.author.by,
+          reason: 'its API key could not be made, so it was never handed out',
+        },
+      );
       throw error;
     }
     return created;
@@ -59,8 +65,8 @@ export const withUsagePlan = (keys: KeysRepository, plan: UsagePlan): KeysReposi
       },
     }),
 
-  async revoke(keyId) {
-    if (!(await keys.revoke(keyId))) return false;
+  async revoke(keyId, author) {
+    if (!(await keys.revoke(keyId, author))) return false;
     const { items } = await plan.client.send(
       new GetApiKeysCommand({ nameQuery: apiKeyName(plan, keyId), includeValues: false, limit: 500 }),
     );
