@@ -6,26 +6,59 @@
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
+import { awsSetupProblem } from '../aws-setup.ts';
 import { planDeploy, RefusedDeploy } from './plan.ts';
+
+const USAGE = `Usage: npm run deploy -- --stage staging|production [--dry-run]
+                  [--assembly <dir> --first-deploy-assembly <dir>] [--outputs-file <file>]
+
+Deploys one stage's stack (PetStore-staging or PetStore-production), its first deploy included:
+it asks CloudFormation for the stack's status, then runs cdk deploy once (or twice, the first
+time: protections off, then on). Every run, --dry-run included, needs AWS access: credentials
+(AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) and AWS_REGION.
+
+Options:
+  --stage <stage>                staging or production (required)
+  --dry-run                      print the cdk commands it would run, and run none
+  --assembly <dir>               deploy this synthesized cloud assembly (cdk synth -o <dir>)
+                                 instead of synthesizing the app
+  --first-deploy-assembly <dir>  the same commit synthesized with -c firstDeploy=true (with
+                                 --assembly, for a stage's first deploy)
+  --outputs-file <file>          write the stack's outputs there
+  -h, --help                     this text
+
+Full guide: docs/deploying.md.`;
 
 const fail = (message: string): never => {
   console.error(`deploy: ${message}`);
   process.exit(1);
 };
 
-const { values } = parseArgs({
-  options: {
-    stage: { type: 'string' },
-    assembly: { type: 'string' },
-    'first-deploy-assembly': { type: 'string' },
-    'outputs-file': { type: 'string' },
-    'dry-run': { type: 'boolean', default: false },
-  },
-  strict: true,
-});
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        stage: { type: 'string' },
+        assembly: { type: 'string' },
+        'first-deploy-assembly': { type: 'string' },
+        'outputs-file': { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    // A typo (--dryrun) or a stray word: what was wrong, then what is right; never a stack trace.
+    return fail(`${(error as Error).message}\n\n${USAGE}`);
+  }
+})();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const stage = values.stage as DeployedStage | undefined;
 if (stage === undefined || !DEPLOYED_STAGES.includes(stage))
-  fail(`--stage must be one of ${DEPLOYED_STAGES.join(', ')}`);
+  fail(`--stage must be one of ${DEPLOYED_STAGES.join(', ')}\n\n${USAGE}`);
 
 /** The stack's status, or undefined when CloudFormation says it does not exist. */
 const stackStatus = async (stage: DeployedStage): Promise<string | undefined> => {
@@ -41,6 +74,9 @@ const stackStatus = async (stage: DeployedStage): Promise<string | undefined> =>
     if (name === 'ValidationError' && /does not exist/.test(message)) return undefined;
     // Anything else (no credentials, AccessDenied, throttling) must not pass for "no stack":
     // that would start a first deploy over a stage that exists.
+    const setup = awsSetupProblem(error);
+    if (setup)
+      return fail(`cannot read ${stackName(stage)}'s status, which every deploy (--dry-run too) needs: ${setup}`);
     return fail(`cannot read ${stackName(stage)}'s status (${name}: ${message})`);
   }
 };

@@ -1,12 +1,10 @@
 // The key tool on a deployed stage: its keys table, REST API and usage plan, found from the
 // stack's outputs, reached with the caller's AWS credentials.
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { type DeployedStage, type KeyLimits, STACK_OUTPUTS, stackName } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
+import { awsSetupProblem } from '../aws-setup.ts';
 import { authorizerCacheFlusher, revokingFlushes } from './authorizer-cache.ts';
 import { fail } from './fail.ts';
 
@@ -37,26 +35,6 @@ const deployedKeys = async (
   return { keys: revokingFlushes(keys, flush, stage), limits: () => planLimits(plan) };
 };
 
-/** The shared AWS configuration files, where the SDK looks for profiles. */
-const configFiles = (): string[] => [
-  process.env.AWS_CONFIG_FILE ?? join(homedir(), '.aws', 'config'),
-  process.env.AWS_SHARED_CREDENTIALS_FILE ?? join(homedir(), '.aws', 'credentials'),
-];
-
-/** Whether either file has a section for `profile` (`[profile x]` in config, `[x]` in both). */
-const profileDefined = (profile: string): boolean =>
-  configFiles().some((file) => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      return false;
-    }
-    return text
-      .split('\n')
-      .some((line) => [`[${profile}]`, `[profile ${profile}]`].includes(line.trim().replace(/\s+/g, ' ')));
-  });
-
 /**
  * What went wrong with a deployed stage, and what to do, in a line or two: the SDK's
  * errors carry a stack of thirty lines that says neither.
@@ -64,17 +42,8 @@ const profileDefined = (profile: string): boolean =>
 export const deployedStageFailure = (error: unknown, stage: DeployedStage): string => {
   const { name = 'Error', message = String(error) } = (error ?? {}) as { name?: string; message?: string };
   const where = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-  const profile = process.env.AWS_PROFILE;
-  if (profile && (name === 'CredentialsProviderError' || /credential|profile/i.test(message))) {
-    return profileDefined(profile)
-      ? `AWS_PROFILE names profile "${profile}", which has no usable credentials (${message}). Run \`aws sso login --profile ${profile}\` or check it in ~/.aws/config.`
-      : `AWS_PROFILE names profile "${profile}", which does not exist in ${configFiles().join(' or ')}. Set AWS_PROFILE to one that does (\`aws configure list-profiles\`).`;
-  }
-  if (name === 'CredentialsProviderError' || /credential/i.test(message)) {
-    return 'no AWS credentials found. Set AWS_PROFILE (after `aws configure` or `aws sso login`), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and AWS_REGION.';
-  }
-  if (/region is missing/i.test(message))
-    return 'no AWS region set. Set AWS_REGION to the region the stage is deployed in.';
+  const setup = awsSetupProblem(error);
+  if (setup) return setup;
   if (name === 'ValidationError' && /does not exist/i.test(message)) {
     return `stack ${stackName(stage)} does not exist in ${where ?? 'this region'}: deploy it first (README, Deploying), or set AWS_PROFILE and AWS_REGION to the account and region it is in.`;
   }
