@@ -16,7 +16,7 @@ import { watch } from 'chokidar';
 import { lockDataDir } from './data-dir.ts';
 import type { FromGeneration, ToGeneration } from './dev-generation.ts';
 import { startManagementEndpoint } from './management.ts';
-import { failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
+import { cannotStart, failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
 import { baseUrlOf, type LocalData, listen, openLocalData } from './stage.ts';
 
 const COMMAND = 'npm run dev';
@@ -72,7 +72,7 @@ try {
   await listen(api, options.port, options.host); // before anything is made in the data directory
 } catch (error) {
   lock!.abandon();
-  fail(`cannot start: ${(error as Error).message}`);
+  fail(cannotStart('npm run dev', error as Error, options));
 }
 let data: LocalData | undefined;
 let key: Awaited<ReturnType<LocalData['key']>>;

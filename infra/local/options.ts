@@ -13,6 +13,21 @@ export const failWith =
     process.exit(1);
   };
 
+/**
+ * Why a start failed, for its one line: a taken port also says how to get another (the
+ * EADDRINUSE alone sent people looking for what holds it, when any free port would do).
+ */
+export const cannotStart = (
+  command: 'npm start' | 'npm run dev',
+  error: Error,
+  { port, host }: Pick<LocalStageOptions, 'port' | 'host'>,
+): string =>
+  (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+    ? `cannot start: ${host}:${port} is already in use (${error.message}). Stop what listens there ` +
+      `(another ${command}?), or choose another port: PORT=${port === 3000 ? 3001 : port + 1} ${command}, ` +
+      `or PORT=0 ${command} for any free one (it prints the address it got).`
+    : `cannot start: ${error.message}`;
+
 /** The stage's options from `environment`, access log lines on stdout (as CloudWatch would file them). */
 export const stageOptionsFromEnvironment = (
   command: string,
