@@ -220,9 +220,17 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
 /** CLF's time, as $context.requestTime: `29/Nov/2026:01:31:07 +0000`. */
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const two = (n: number) => String(n).padStart(2, '0');
+let clfSecond = Number.NaN;
+let clfText = '';
+/** Formatted once per second: every request of that second names the same. */
 const clfTime = (ms: number): string => {
-  const d = new Date(ms);
-  return `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
+  const second = Math.floor(ms / 1000);
+  if (second !== clfSecond) {
+    const d = new Date(ms);
+    clfSecond = second;
+    clfText = `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
+  }
+  return clfText;
 };
 
 /** The access-log line of a request that just arrived: what is known before anything is decided. */

@@ -1,6 +1,7 @@
 // What `npm start` (server.ts) and `npm run dev` (dev.ts) take from their environment:
 // every knob is a variable (README, Configuration), parsed once; a bad value stops the
 // command with the variable's name.
+import { isoNow } from '../../shared/observability/clock.ts';
 import { Config, keyLimitsOf } from './config.ts';
 import { developmentKeyFile, kept } from './development-key.ts';
 import { type LocalStage, type LocalStageOptions, STAGE } from './stage.ts';
@@ -54,8 +55,8 @@ export const stageOptionsFromEnvironment = (
     maxConnections: config.PETSTORE_MAX_CONNECTIONS,
     logLevel: config.LOG_LEVEL,
     // With the time it was written, as CloudWatch's @timestamp (the request's own is requestTime).
-    accessLog: (line) =>
-      process.stdout.write(`${JSON.stringify({ accessLog: line, timestamp: new Date().toISOString() })}\n`),
+    // Written as text around the line's JSON: no wrapper object to make and serialize.
+    accessLog: (line) => process.stdout.write(`{"accessLog":${JSON.stringify(line)},"timestamp":"${isoNow()}"}\n`),
   };
 };
 

@@ -61,15 +61,20 @@ export const createCursorCodec = (secret: string): CursorCodec => {
 };
 
 /**
- * The position a cursor claims, its signature unchecked, for the logs only: which page a request
- * asked for, without writing the cursor. Undefined when it is not a cursor at all.
+ * The position a cursor claims to resume after (the last id served before it), its signature
+ * unchecked, for the logs only: which page a request asked for, without writing the cursor.
+ * Undefined when it is not a cursor at all.
  */
-export const cursorPosition = (cursor: string): Position | undefined => {
-  const payload = cursor.split('.', 1)[0];
-  if (!payload) return undefined;
+export const cursorResumesAfter = (cursor: string): number | undefined => {
+  const dot = cursor.indexOf('.');
+  if (dot <= 0) return undefined;
   try {
-    const position = Position.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
-    return position.success ? position.data : undefined;
+    const { after } = JSON.parse(Buffer.from(cursor.slice(0, dot), 'base64url').toString('utf8')) as {
+      after?: unknown;
+    };
+    return typeof after === 'number' && Number.isSafeInteger(after) && after >= 1 && after <= MAX_ID
+      ? after
+      : undefined;
   } catch {
     return undefined;
   }

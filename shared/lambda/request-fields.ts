@@ -5,7 +5,7 @@
 // the code's commit. Built once per request (middleware.ts) and put on its summary line and on
 // a fault's ERROR line alike.
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { cursorPosition } from '../domain/cursor.ts';
+import { cursorResumesAfter } from '../domain/cursor.ts';
 import type { RequestInputs } from '../observability/log-fields.ts';
 import { sourceCommit } from '../observability/source-commit.ts';
 
@@ -19,7 +19,10 @@ const CURSOR = 'cursor';
 const KEY_LIKE = /pet_[0-9A-Za-z]{32,}/;
 export const REDACTED = '[key redacted]';
 
-const clean = (value: string): string => (KEY_LIKE.test(value) ? REDACTED : value);
+/** The shortest value that can hold a key: `pet_` and 32 characters. */
+const KEY_LENGTH = 36;
+const clean = (value: string): string =>
+  value.length >= KEY_LENGTH && value.includes('pet_') && KEY_LIKE.test(value) ? REDACTED : value;
 
 /** `{ status: "sold" }`; a repeated parameter as its values in order: `{ limit: ["1", "2"] }`. */
 const queryOf = (event: APIGatewayProxyEvent): Record<string, string | string[]> | undefined => {
@@ -55,7 +58,7 @@ export const requestInputs = (event: APIGatewayProxyEvent, context: Context): Re
   if (query) inputs.query = query;
   // As the cursor claims it, signature unchecked: a forged one is refused (400) all the same,
   // and its line says so by its status.
-  const position = inputs.cursorSent ? cursorPosition(cursors![0]!) : undefined;
-  if (position) inputs.cursorAfter = position.after;
+  const after = inputs.cursorSent ? cursorResumesAfter(cursors![0]!) : undefined;
+  if (after !== undefined) inputs.cursorAfter = after;
   return inputs;
 };

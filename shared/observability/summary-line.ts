@@ -16,6 +16,7 @@
 // Every other line (warnings, errors with their stacks) still goes through the Logger.
 import { getNumberFromEnv, getStringFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import type { Context } from 'aws-lambda';
+import { isoNow } from './clock.ts';
 
 /** Fixed for the life of the container: read once, as the Logger reads them at init. */
 const SERVICE = getStringFromEnv({ key: 'POWERTOOLS_SERVICE_NAME', defaultValue: '' }) || 'service_undefined';
@@ -32,23 +33,42 @@ export interface Invocation {
 }
 
 /**
- * The JSON line Powertools Logger would print for `logger.info(message, fields)` during
- * `invocation`, at INFO. The timestamp is always UTC: Lambda's TZ is UTC, and CloudWatch reads either.
+ * The part of a line fixed for one function (its ARN as invoked, its memory and name): made once
+ * per ARN, as JSON, instead of serialized again on every line.
  */
-export const summaryLine = (message: string, { context, coldStart }: Invocation, fields: object): string =>
-  JSON.stringify({
-    level: 'INFO',
-    message,
-    timestamp: new Date().toISOString(),
-    service: SERVICE,
-    cold_start: coldStart,
-    function_arn: context.invokedFunctionArn,
-    function_memory_size: context.memoryLimitInMB,
-    function_name: context.functionName,
-    function_request_id: context.awsRequestId,
-    sampling_rate: SAMPLING_RATE,
-    // The Root of the trace header Lambda sets per invocation; absent (left out) when there is none.
-    xray_trace_id: getXRayTraceIdFromEnv(),
-    tenant_id: context.tenantId,
-    ...fields,
-  });
+const functionParts = new Map<string, string>();
+const functionPart = (context: Context): string => {
+  let part = functionParts.get(context.invokedFunctionArn);
+  if (part === undefined) {
+    part = `,"function_arn":${JSON.stringify(context.invokedFunctionArn)},"function_memory_size":${JSON.stringify(context.memoryLimitInMB)},"function_name":${JSON.stringify(context.functionName)}`;
+    functionParts.set(context.invokedFunctionArn, part);
+  }
+  return part;
+};
+const SERVICE_PART = `,"service":${JSON.stringify(SERVICE)},"cold_start":`;
+const SAMPLING_PART = `,"sampling_rate":${JSON.stringify(SAMPLING_RATE)}`;
+
+/**
+ * The JSON line Powertools Logger would print for `logger.info(message, fields)` during
+ * `invocation`, at INFO, the same members in the same order, each serialized as JSON.stringify
+ * would (an undefined one left out). Written as text around `fields`' own JSON rather than by
+ * serializing one merged object: what is fixed per function is serialized once (functionPart), and
+ * no object is copied. The timestamp is always UTC: Lambda's TZ is UTC, and CloudWatch reads either.
+ */
+export const summaryLine = (message: string, { context, coldStart }: Invocation, fields: object): string => {
+  // The Root of the trace header Lambda sets per invocation; absent (left out) when there is none.
+  const trace = getXRayTraceIdFromEnv();
+  const tenant = context.tenantId;
+  const body = JSON.stringify(fields);
+  return (
+    `{"level":"INFO","message":${JSON.stringify(message)},"timestamp":"${isoNow()}"` +
+    SERVICE_PART +
+    (coldStart ? 'true' : 'false') +
+    functionPart(context) +
+    `,"function_request_id":${JSON.stringify(context.awsRequestId)}` +
+    SAMPLING_PART +
+    (trace === undefined ? '' : `,"xray_trace_id":${JSON.stringify(trace)}`) +
+    (tenant === undefined ? '' : `,"tenant_id":${JSON.stringify(tenant)}`) +
+    (body.length > 2 ? `,${body.slice(1)}` : '}')
+  );
+};

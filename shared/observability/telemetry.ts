@@ -91,7 +91,10 @@ const writeSummary = (
   metrics: readonly MetricRecord[],
 ): void => {
   if (summaryPrints) {
-    process.stdout.write(`${summaryLine(message, invocation, { ...summary, ...emfMembers(metrics, emf) })}\n`);
+    // Merged only when there are metrics to carry (deployed): the local stage's lines have none.
+    const members = emfMembers(metrics, emf);
+    const fields = Object.keys(members).length === 0 ? summary : { ...summary, ...members };
+    process.stdout.write(`${summaryLine(message, invocation, fields)}\n`);
     return;
   }
   const members = emfMembers(metrics, emf, true);
