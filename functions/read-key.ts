@@ -1,13 +1,35 @@
-// CloudFormation's custom resource of a stage's read key (infra/constructs/read-key.ts): on Create,
-// and on an Update (a new `Generation`: "replace the key"), it mints a `read` key as the key tool
-// does, keeps only its hash in the keys table and the key in the resource's secret, and answers
-// with the key's usage identifier (for its API key in the usage plan). CloudFormation then deletes
-// the replaced resource: Delete revokes that key. The key itself is never logged nor returned.
-import { PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+// CloudFormation's custom resource of a stage's read key (infra/constructs/read-key.ts): a `read`
+// key of the keys table (only its hash there), the key itself in the resource's secret, and its
+// usage identifier answered to the stack (for its API key in the usage plan). Never logged nor
+// returned.
+//
+// Safe under CloudFormation's whole lifecycle (docs/deploying.md, "The release probe key"):
+// - One key per generation. Each key is a version of the secret whose id starts `g<Generation>-`.
+//   Create and Update first look for a valid key of their generation among the secret's versions
+//   and use it (made current again when it is not), and mint only when there is none. So a
+//   Create or Update delivered again (Lambda retries an asynchronous invocation that failed),
+//   an Update whose properties changed but not the generation, and the Update a rollback sends
+//   (back to the previous generation, whose version is still there) mint nothing, and answer
+//   that key's physical id: the same one as before, so CloudFormation replaces nothing.
+// - A new key is written to the secret first, under a label of its own, then its item, then it
+//   is made current: a retry finds the version and completes it; the key in use stays current
+//   until its successor is whole.
+// - A new generation answers a new physical id, so CloudFormation deletes the old resource once
+//   the update succeeded (its cleanup) or, after a rollback, the new one: Delete revokes that
+//   key. Nothing is revoked by an Update.
+import { randomUUID } from 'node:crypto';
+import {
+  GetSecretValueCommand,
+  ListSecretVersionIdsCommand,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+  type SecretVersionsListEntry,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse } from 'aws-lambda';
-import { hashKey } from '../shared/domain/api-keys.ts';
+import { generateKey, hashKey } from '../shared/domain/api-keys.ts';
 import { createDocumentClient } from '../shared/dynamodb/document-client.ts';
-import { createKeysRepository, revokeKeyHash } from '../shared/dynamodb/keys-repository.ts';
+import { keyItemByHash, putKeyItemOnce, revokeKeyHash } from '../shared/dynamodb/keys-repository.ts';
 
 /** What the stack sets on each read key (infra/constructs/read-key.ts). */
 export interface ReadKeyProperties {
@@ -23,18 +45,75 @@ const secrets = new SecretsManagerClient({});
 
 /** The resource's physical id: the key's id and hash, enough to revoke it without the key or a scan. */
 const PHYSICAL_ID = /^(key_\w+):([0-9a-f]{64})$/;
+const CURRENT = 'AWSCURRENT';
+/** The label a minted version holds until it is current: a version without any may be deleted. */
+const MINTED = 'PETSTORE_MINTED';
 
-const mint = async ({ TableName, SecretArn, Label }: ReadKeyProperties) => {
-  const created = await createKeysRepository(documents, TableName).create(Label, { scope: 'read' });
-  const keyHash = hashKey(created.key);
+/** The secret's versions that hold a key of `generation`: the current one first, then the newest. */
+const versionsOf = async (SecretId: string, generation: string) => {
+  const all: SecretVersionsListEntry[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = await secrets.send(new ListSecretVersionIdsCommand({ SecretId, NextToken }));
+    all.push(...(page.Versions ?? []));
+    NextToken = page.NextToken;
+  } while (NextToken);
+  const current = all.find((version) => version.VersionStages?.includes(CURRENT))?.VersionId;
+  const ours = all
+    .filter((version) => version.VersionId?.startsWith(`g${generation}-`))
+    .sort(
+      (a, b) =>
+        Number(b.VersionId === current) - Number(a.VersionId === current) ||
+        (b.CreatedDate?.getTime() ?? 0) - (a.CreatedDate?.getTime() ?? 0),
+    )
+    .map((version) => version.VersionId!);
+  return { current, ours };
+};
+
+/** The key of the stage's generation in use, or a new one: its item, and the secret's version holding it. */
+const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation }: ReadKeyProperties) => {
+  const { current, ours } = await versionsOf(SecretArn, Generation);
+  for (const VersionId of ours) {
+    const { SecretString: key } = await secrets.send(new GetSecretValueCommand({ SecretId: SecretArn, VersionId }));
+    if (key === undefined) continue;
+    const known = await keyItemByHash(documents, TableName, hashKey(key));
+    if (known?.revokedAt !== undefined) continue;
+    // No item yet: an earlier attempt stopped between the secret and the table.
+    const item = known ?? (await putKeyItemOnce(documents, TableName, key, Label, 'read'));
+    return { item, VersionId, current, minted: false };
+  }
+  const key = generateKey();
+  const VersionId = `g${Generation}-${randomUUID()}`;
+  await secrets.send(
+    new PutSecretValueCommand({
+      SecretId: SecretArn,
+      ClientRequestToken: VersionId,
+      SecretString: key,
+      VersionStages: [MINTED],
+    }),
+  );
+  return { item: await putKeyItemOnce(documents, TableName, key, Label, 'read'), VersionId, current, minted: true };
+};
+
+const ensure = async (properties: ReadKeyProperties) => {
+  const { item, VersionId, current, minted } = await keyOfGeneration(properties);
   try {
-    await secrets.send(new PutSecretValueCommand({ SecretId: SecretArn, SecretString: created.key }));
+    if (VersionId !== current)
+      await secrets.send(
+        new UpdateSecretVersionStageCommand({
+          SecretId: properties.SecretArn,
+          VersionStage: CURRENT,
+          MoveToVersionId: VersionId,
+          RemoveFromVersionId: current,
+        }),
+      );
   } catch (error) {
-    // Never a key in the table that nobody holds.
-    await revokeKeyHash(documents, TableName, keyHash);
+    // Never a key in the table that nobody holds; a key found in use is left as it was.
+    if (minted) await revokeKeyHash(documents, properties.TableName, item.keyHash);
     throw error;
   }
-  return { physicalId: `${created.keyId}:${keyHash}`, data: { KeyId: created.keyId, UsageKey: created.usageKey } };
+  const physicalId = `${item.keyId}:${item.keyHash}`;
+  return { physicalId, data: { KeyId: item.keyId, UsageKey: item.usageKey! } };
 };
 
 const revoke = async (physicalId: string, { TableName }: ReadKeyProperties) => {
@@ -61,30 +140,23 @@ export const handler = async (event: CloudFormationCustomResourceEvent): Promise
     LogicalResourceId: event.LogicalResourceId,
   };
   const previousId = event.RequestType === 'Create' ? `failed:${event.RequestId}` : event.PhysicalResourceId;
+  let outcome: CloudFormationCustomResourceResponse;
   try {
     if (event.RequestType === 'Delete') {
       await revoke(event.PhysicalResourceId, properties);
-      return await answer(event.ResponseURL, { ...base, Status: 'SUCCESS', PhysicalResourceId: previousId });
+      outcome = { ...base, Status: 'SUCCESS', PhysicalResourceId: previousId };
+    } else {
+      const { physicalId, data } = await ensure(properties);
+      // NoEcho: GetAtt's values masked in CloudFormation's console and API.
+      outcome = { ...base, Status: 'SUCCESS', PhysicalResourceId: physicalId, NoEcho: true, Data: data };
     }
-    const { physicalId, data } = await mint(properties);
-    await answer(event.ResponseURL, {
-      ...base,
-      Status: 'SUCCESS',
-      PhysicalResourceId: physicalId,
-      // GetAtt's values masked in CloudFormation's console and API.
-      NoEcho: true,
-      Data: data,
-    });
   } catch (error) {
     const { name, message } = error as Error;
     console.log(
       JSON.stringify({ message: 'read key failed', requestType: event.RequestType, error: { name, message } }),
     );
-    await answer(event.ResponseURL, {
-      ...base,
-      Status: 'FAILED',
-      Reason: `${name}: ${message}`,
-      PhysicalResourceId: previousId,
-    });
+    outcome = { ...base, Status: 'FAILED', Reason: `${name}: ${message}`, PhysicalResourceId: previousId };
   }
+  // An answer that does not arrive throws: Lambda runs the same event again, which finds the same key.
+  await answer(event.ResponseURL, outcome);
 };

@@ -1,7 +1,8 @@
 // The stage's read keys that no one hands out: the release checks' probe key and the smoke
 // canary's key, each minted by the stack itself (functions/read-key.ts, a Lambda-backed custom
 // resource) into its secret, so that a fresh stage's hooks and canary have keys that work with
-// no step by hand. Raising the stage's readKeyGeneration replaces both (the old keys are revoked).
+// no step by hand. Raising the stage's readKeyGeneration replaces both (the old keys are revoked
+// once the deploy succeeded; a rollback returns to them).
 // The canary calls through API Gateway, so its key also gets its API key in the stage's usage
 // plan, as the key tool gives every key it creates (tools/keys/usage-plan.ts).
 import { CustomResource, Duration } from 'aws-cdk-lib';
@@ -37,16 +38,23 @@ export class ReadKeys extends Construct {
     const { settings, keysTable, probeKeySecret, canaryKeySecret, usagePlan } = props;
     super(scope, id);
     const name = stackName(settings.stage);
-    // A new key's item (PutItem), a replaced key's revocation (UpdateItem of revokedAt), and the two
-    // secrets' values: nothing else, no read of any key or table.
+    // A key's item: read by its hash (GetItem, strongly consistent: is the key in the secret still
+    // valid? and the conditional put's answer when it was lost), put (PutItem), revoked (UpdateItem
+    // of revokedAt). The two secrets: their versions listed, read and written, and the version in
+    // use chosen (functions/read-key.ts: a retry or a rollback finds the key it made). No scan.
     this.minter = new BundledFunction(this, 'Minter', {
       entry: READ_KEY_ENTRY,
       settings,
       roleDescription: `Mints the read keys of the release checks and the smoke canary (${settings.stage})`,
       grants: [
-        { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [keysTable.tableArn] },
+        { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [keysTable.tableArn] },
         {
-          actions: ['secretsmanager:PutSecretValue'],
+          actions: [
+            'secretsmanager:ListSecretVersionIds',
+            'secretsmanager:GetSecretValue',
+            'secretsmanager:PutSecretValue',
+            'secretsmanager:UpdateSecretVersionStage',
+          ],
           resources: [probeKeySecret.secretArn, canaryKeySecret.secretArn],
         },
       ],

@@ -60,6 +60,49 @@ export const revokeKeyHash = (client: DynamoDBDocumentClient, tableName: string,
     }),
   );
 
+/** The item of the key whose hash is `keyHash`, read strongly consistent (functions/read-key.ts). */
+export const keyItemByHash = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keyHash: string,
+): Promise<KeyItem | undefined> =>
+  (await client.send(new GetCommand({ TableName: tableName, Key: { keyHash }, ConsistentRead: true }))).Item as
+    | KeyItem
+    | undefined;
+
+/**
+ * Stores the item of `key`, a key made elsewhere (the stack's read keys hold theirs in a secret
+ * first), unless the key has one already: then that item stays and is returned, whoever wrote
+ * it (an earlier attempt of the same request, or this put retried after its answer was lost).
+ */
+export const putKeyItemOnce = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: string,
+  label: string,
+  scope: KeyScope,
+): Promise<KeyItem> => {
+  const item: KeyItem = {
+    keyHash: hashKey(key),
+    keyId: generateKeyId(),
+    label,
+    createdAt: new Date().toISOString(),
+    scope,
+    usageKey: generateUsageKey(),
+  };
+  try {
+    await client.send(
+      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(keyHash)' }),
+    );
+    return item;
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const found = await keyItemByHash(client, tableName, item.keyHash);
+    if (!found) throw error;
+    return found;
+  }
+};
+
 export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: string): KeysRepository => {
   const scanAll = async (): Promise<KeyItem[]> => {
     const items: KeyItem[] = [];

@@ -36,7 +36,11 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
     expect(new Set(found.map(([, r]) => render(r.Properties!.ServiceToken))).size).toBe(1);
   });
 
-  it('its function may write a key (PutItem, and UpdateItem to revoke) and the two secrets, and nothing else', () => {
+  // What functions/read-key.ts calls, from AWS's API references: a key's item read by its hash
+  // (GetItem, also the conditional put's lost-answer path) and written (PutItem, UpdateItem to
+  // revoke); each secret's versions listed (ListSecretVersionIds), read (GetSecretValue), written
+  // (PutSecretValue) and made current (UpdateSecretVersionStage).
+  it('its function may read and write a key, and list, read, write and choose the versions of the two secrets, and nothing else', () => {
     const { template, found } = keysOf();
     const token = render(found[0]![1].Properties!.ServiceToken);
     const fnId = token.slice(2, -'.Arn}'.length);
@@ -47,9 +51,14 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
       [
         `Allow logs:CreateLogStream \${${logGroup}.Arn}`,
         `Allow logs:PutLogEvents \${${logGroup}.Arn}`,
+        `Allow dynamodb:GetItem ${keysArn}`,
         `Allow dynamodb:PutItem ${keysArn}`,
         `Allow dynamodb:UpdateItem ${keysArn}`,
-        ...found.map(([, r]) => `Allow secretsmanager:PutSecretValue ${render(r.Properties!.SecretArn)}`),
+        ...found.flatMap(([, r]) =>
+          ['ListSecretVersionIds', 'GetSecretValue', 'PutSecretValue', 'UpdateSecretVersionStage'].map(
+            (action) => `Allow secretsmanager:${action} ${render(r.Properties!.SecretArn)}`,
+          ),
+        ),
         'Allow xray:PutTelemetryRecords *',
         'Allow xray:PutTraceSegments *',
       ].sort(),
