@@ -20,7 +20,7 @@
 import { basename, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCAL_IDLE_MEMORY_SECONDS } from '../infra/local/config.ts';
-import type { OperationId } from '../shared/api/routes.ts';
+import { type KeyScope, type OperationId, routes } from '../shared/api/routes.ts';
 import type { RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer } from '../tools/harness/local-server.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
@@ -61,8 +61,18 @@ const requests = (operationId: OperationId, overrides: (i: number) => SampleRequ
   return { status, spec: (i) => sampleHttpRequest(operationId, { ...valid, ...overrides(i) }) };
 };
 const list = (query: Record<string, string> = {}) => requests('listPets', () => ({ query: { limit: '20', ...query } }));
-const creates = requests('createPet', (i) => ({ body: { name: `Bench ${i}`, categoryId: (i % 50) + 1 } }));
 const getSeeded = requests('getPet', (i) => ({ pathParameters: { petId: String(SEED_FIRST_ID + (i % SMALL_TABLE)) } }));
+/** Part 1's requests of each operation: its valid sample, with what the bench sets apart where it must. */
+const BENCH_REQUESTS: Partial<Record<OperationId, Requests>> = {
+  listPets: list(),
+  getPet: getSeeded,
+  createPet: requests('createPet', (i) => ({ body: { name: `Bench ${i}`, categoryId: (i % 50) + 1 } })),
+};
+/** Every operation of `scope` with its part-1 requests, in the route table's order. */
+const operationsOf = (scope: KeyScope, load: LoadOptions): [string, Requests, LoadOptions][] =>
+  routes
+    .filter((r) => r.scope === scope)
+    .map((r) => [r.operationId, BENCH_REQUESTS[r.operationId] ?? requests(r.operationId, () => ({})), load]);
 /** Request i with the server's keys[i % keys.length]: several keys, as many clients, each with its own limit. */
 const withKey = (server: BenchServer, spec: RequestSpec, i: number): RequestSpec =>
   server.keys.length
@@ -154,10 +164,9 @@ const server = async () => {
       ...others.map((dir): Side => [basename(dir), () => startUserServer({}, dir, 8)]),
     ],
     [
-      ['getPet', getSeeded, load],
-      ['listPets', list(), load],
+      ...operationsOf('read', load),
       ['listPets status=sold', list({ status: 'sold' }), load],
-      ['createPet', creates, load], // after the reads: creates grow the table
+      ...operationsOf('write', load), // after the reads: creates grow the table
       ['getPet', getSeeded, { ...load, connections: 1 }],
     ],
     (comparisons, memory) => [...comparisons.flatMap(serverTargets), rssAtRestTarget(memory!.rssAtRestMB)],

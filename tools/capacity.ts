@@ -4,6 +4,7 @@
 // `npm run capacity -- --rate 2500 --stage staging --keys 200` for another case.
 import { parseArgs } from 'node:util';
 import { type DeployedStage, FUNCTION_TIMEOUT_SECONDS, type StageSettings, stageSettings } from '../infra/stages.ts';
+import type { FunctionName, OperationId } from '../shared/api/routes.ts';
 
 /** AWS list prices, us-east-1, USD (checked 2026; other regions cost up to ~30 % more). */
 export const PRICES = {
@@ -46,7 +47,7 @@ export const DURATIONS_MS = {
   listPets: 5.3 + DYNAMODB_ROUND_TRIP_MS,
   createPet: 6.9 + DYNAMODB_ROUND_TRIP_MS,
   authorizer: 6.1 + DYNAMODB_ROUND_TRIP_MS,
-} as const;
+} as const satisfies Record<FunctionName, number>;
 /** A cold start's extra time: the import measured (docs/performance.md, Inputs to the capacity plan), plus Lambda's own set-up. */
 export const COLD_START_MS = 250;
 
@@ -68,40 +69,51 @@ export interface OperationLoad {
   readonly costPerMillion: number;
 }
 
+/** What one request of an operation asks of DynamoDB: requests, read and write units, index writes to one status. */
+interface PerRequest {
+  readonly dynamodbRequests: number;
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  readonly indexWrites: number;
+}
+
 const readUnits = (items: number, consistent = false) =>
   Math.ceil((items * ITEM_BYTES) / 4096) * (consistent ? 1 : 0.5);
 
 export const operationLoads = (rate: number, memoryMb: number, pageSize = 20): OperationLoad[] => {
-  const perRequest = [
+  // Every operation's line (a new one without it is a type error), in the tables' order.
+  const perRequest: Record<OperationId, PerRequest> = {
     // GetItem, eventually consistent.
-    { operation: 'getPet', dynamodbRequests: 1, readUnits: readUnits(1), writeUnits: 0, indexWrites: 0 },
+    getPet: { dynamodbRequests: 1, readUnits: readUnits(1), writeUnits: 0, indexWrites: 0 },
     // One Query (byStatus) or Scan of pageSize + 1 items.
-    { operation: 'listPets', dynamodbRequests: 1, readUnits: readUnits(pageSize + 1), writeUnits: 0, indexWrites: 0 },
+    listPets: { dynamodbRequests: 1, readUnits: readUnits(pageSize + 1), writeUnits: 0, indexWrites: 0 },
     // PutItem (1 WCU) + its byStatus index entry (1 WCU) + the counter's UpdateItem once per 100 ids.
-    { operation: 'createPet', dynamodbRequests: 1.01, readUnits: 0, writeUnits: 2.01, indexWrites: 1 },
-  ] as const;
-  return perRequest.map(({ operation, dynamodbRequests, readUnits: ru, writeUnits: wu, indexWrites }) => {
-    const durationMs = DURATIONS_MS[operation];
-    const gbSeconds = (memoryMb / 1024) * (durationMs / 1000);
-    const costPerMillion =
-      PRICES.apiGatewayPerMillion +
-      PRICES.lambdaPerMillion +
-      gbSeconds * PRICES.lambdaArmPerGbSecond * 1e6 +
-      ru * PRICES.dynamodbReadPerMillion +
-      wu * PRICES.dynamodbWritePerMillion +
-      (LOG_BYTES_PER_REQUEST / 1e9) * PRICES.logsPerGb * 1e6 +
-      XRAY_SAMPLED * PRICES.xrayPerMillionTraces;
-    return {
-      operation,
-      dynamodbRequests: rate * dynamodbRequests,
-      readUnits: rate * ru,
-      writeUnits: rate * wu,
-      indexWritesPerStatus: rate * indexWrites,
-      // Little's law: requests in flight = arrival rate × time each spends in the function.
-      concurrency: Math.ceil(rate * (durationMs / 1000)),
-      costPerMillion,
-    };
-  });
+    createPet: { dynamodbRequests: 1.01, readUnits: 0, writeUnits: 2.01, indexWrites: 1 },
+  };
+  return Object.entries(perRequest).map(
+    ([operation, { dynamodbRequests, readUnits: ru, writeUnits: wu, indexWrites }]) => {
+      const durationMs = DURATIONS_MS[operation as OperationId];
+      const gbSeconds = (memoryMb / 1024) * (durationMs / 1000);
+      const costPerMillion =
+        PRICES.apiGatewayPerMillion +
+        PRICES.lambdaPerMillion +
+        gbSeconds * PRICES.lambdaArmPerGbSecond * 1e6 +
+        ru * PRICES.dynamodbReadPerMillion +
+        wu * PRICES.dynamodbWritePerMillion +
+        (LOG_BYTES_PER_REQUEST / 1e9) * PRICES.logsPerGb * 1e6 +
+        XRAY_SAMPLED * PRICES.xrayPerMillionTraces;
+      return {
+        operation,
+        dynamodbRequests: rate * dynamodbRequests,
+        readUnits: rate * ru,
+        writeUnits: rate * wu,
+        indexWritesPerStatus: rate * indexWrites,
+        // Little's law: requests in flight = arrival rate × time each spends in the function.
+        concurrency: Math.ceil(rate * (durationMs / 1000)),
+        costPerMillion,
+      };
+    },
+  );
 };
 
 /**

@@ -9,6 +9,13 @@ import { deprecationExamples, type Example, errorExamples, headerExamples } from
 
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
+/** A reference to a schema of shared/api/schemas.ts, by the id it is registered under. */
+export const schemaRef = (schema: z.ZodMiniType) => {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id === undefined) throw new Error('a schema without an id (shared/api/schemas.ts)');
+  return ref(id);
+};
+
 /** A parameter's schema in OpenAPI 3.1's dialect (JSON Schema 2020-12), its named parts as components. */
 export const parameterSchema = (schema: z.ZodMiniType): Record<string, unknown> => {
   const {
@@ -148,8 +155,8 @@ export interface OperationDoc {
   readonly success: {
     readonly description: string;
     readonly headers?: Record<string, object>;
-    /** Its body's schema and examples; absent for a 204. */
-    readonly content?: { readonly schema: string; readonly examples: Record<string, Example> };
+    /** Its body's schema (one registered with an id) and examples; absent for a 204. */
+    readonly content?: { readonly schema: z.ZodMiniType; readonly examples: Record<string, Example> };
   };
   /** What the 400 says, when the route takes input. */
   readonly badRequest?: { readonly description: string; readonly examples: Record<string, Example> };
@@ -177,7 +184,9 @@ export const responsesOf = (r: Route, doc: Pick<OperationDoc, 'success' | 'badRe
       description: doc.success.description,
       headers: { ...requestIdHeader, ...rateLimitHeader, ...doc.success.headers, ...deprecation },
       // A 204 declares no content: it has no body.
-      ...(content && { content: { 'application/json': { schema: ref(content.schema), examples: content.examples } } }),
+      ...(content && {
+        content: { 'application/json': { schema: schemaRef(content.schema), examples: content.examples } },
+      }),
     },
     ...(doc.badRequest && {
       400: keyedError('BAD_REQUEST', doc.badRequest.description, doc.badRequest.examples, deprecation),

@@ -11,7 +11,7 @@ import {
   IdempotencyKey,
 } from '../shared/api/idempotency.ts';
 import { API_VERSION_PATH, type OperationId, type Route, routes } from '../shared/api/routes.ts';
-import { bodySchemas, ListPetsQuery, PetIdParams } from '../shared/api/schemas.ts';
+import { bodySchemas, ListPetsQuery, Pet, PetIdParams, Pets } from '../shared/api/schemas.ts';
 import { AUTHORIZATION_PATTERN } from '../shared/domain/api-keys.ts';
 import { errorExamples, headerExamples, parameterExamples, petExamples } from './openapi-examples.ts';
 import { guide } from './openapi-guide.ts';
@@ -22,9 +22,9 @@ import {
   type OperationDoc,
   parameterSchema,
   parameters,
-  ref,
   responsesOf,
   retryAfter,
+  schemaRef,
   sunsetDay,
 } from './openapi-parts.ts';
 
@@ -38,7 +38,7 @@ const operations: Record<OperationId, OperationDoc> = {
     success: {
       description: 'A page of animals; `[]` when nothing matches.',
       headers: { Link: header('`<…>; rel="next"` when more animals match.', headerExamples.nextLink, LINK_SCHEMA) },
-      content: { schema: 'Pets', examples: petExamples.page },
+      content: { schema: Pets, examples: petExamples.page },
     },
     badRequest: {
       description: 'A query parameter or the cursor is malformed or out of range.',
@@ -84,7 +84,7 @@ const operations: Record<OperationId, OperationDoc> = {
           { type: 'string', enum: ['true'] },
         ),
       },
-      content: { schema: 'Pet', examples: petExamples.created },
+      content: { schema: Pet, examples: petExamples.created },
     },
     badRequest: {
       description: 'The body is not a JSON object, misses required fields, has unknown fields or invalid values.',
@@ -107,7 +107,7 @@ const operations: Record<OperationId, OperationDoc> = {
   getPet: {
     description: `Deprecated: removed on ${sunsetDay}. Use GET /pets with the status filter.`,
     parameters: parameters(PetIdParams.shape, 'path', parameterExamples.getPet),
-    success: { description: 'The animal.', content: { schema: 'Pet', examples: petExamples.pet } },
+    success: { description: 'The animal.', content: { schema: Pet, examples: petExamples.pet } },
     badRequest: {
       description: 'petId is not a positive integer of at most 2^53−1.',
       examples: errorExamples.getPetBadRequest,
@@ -115,12 +115,8 @@ const operations: Record<OperationId, OperationDoc> = {
   },
 };
 
-/** The id a schema is registered under: its name among the document's components. */
-const schemaId = (schema: z.ZodMiniType): string => {
-  const id = z.globalRegistry.get(schema)?.id;
-  if (id === undefined) throw new Error('a body schema without an id (shared/api/schemas.ts)');
-  return id;
-};
+/** The schema of an operation's success body, as its document words it; undefined for a 204. */
+export const successSchema = (operationId: OperationId) => operations[operationId].success.content?.schema;
 
 /** An operation's description, parameters, body and answers: its document's words on its route's facts. */
 const operationOf = (route: Route) => {
@@ -131,7 +127,7 @@ const operationOf = (route: Route) => {
     ...(route.body !== undefined && {
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: ref(schemaId(bodySchemas[route.body])), examples: bodyExamples } },
+        content: { 'application/json': { schema: schemaRef(bodySchemas[route.body]), examples: bodyExamples } },
       },
     }),
     responses: responsesOf(route, answers),

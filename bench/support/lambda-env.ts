@@ -21,6 +21,7 @@ import {
   type OperationId,
   resourcePath,
   route,
+  routes,
 } from '../../shared/api/routes.ts';
 import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
@@ -42,6 +43,11 @@ export type Settings = 'production' | 'staging';
 /** A function under settings and tracing; `bundle`: its directory, if not this checkout's code built as the stack builds it. */
 export type Variant = { function: FunctionName; settings: Settings; tracing: Tracing; bundle?: string };
 const NODE_OPTIONS_OF: Record<Settings, string[]> = { production: [], staging: ['--enable-source-maps'] };
+/** What the bench sets apart from an operation's valid sample, where it must: a seeded id, a page size. */
+const BENCH_REQUESTS: Partial<Record<OperationId, SampleRequest>> = {
+  getPet: { pathParameters: { petId: String(SEED_FIRST_ID + 42) } },
+  listPets: { query: { limit: '20' } },
+};
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
 
 /** Builds `entry` into `outdir` (index.mjs and its chunks) exactly as the stack does (lambdaBuildOptions). */
@@ -85,14 +91,12 @@ export const prepareLambdaEnv = async () => {
   const entry = (name: FunctionName) => (name === 'authorizer' ? AUTHORIZER_ENTRY : route(name).entry);
   const dirs = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(entry(name), join(out, name))));
   const built = Object.fromEntries(FUNCTION_NAMES.map((name, i) => [name, dirs[i]!])) as Record<FunctionName, string>;
-  /** `operationId`'s valid sample, with what the bench sets apart (a seeded id, a page size). */
-  const eventOf = (operationId: OperationId, overrides: SampleRequest = {}) =>
-    sampleEvent(operationId, { ...sampleRequests[operationId].valid, ...overrides }, { keyId });
+  /** Each operation's valid sample, with what the bench sets apart (a seeded id, a page size). */
+  const eventOf = (operationId: OperationId) =>
+    sampleEvent(operationId, { ...sampleRequests[operationId].valid, ...BENCH_REQUESTS[operationId] }, { keyId });
   const listing = route('listPets');
   const events: Record<FunctionName, unknown> = {
-    getPet: eventOf('getPet', { pathParameters: { petId: String(SEED_FIRST_ID + 42) } }),
-    listPets: eventOf('listPets', { query: { limit: '20' } }),
-    createPet: eventOf('createPet'),
+    ...(Object.fromEntries(routes.map((r) => [r.operationId, eventOf(r.operationId)])) as Record<OperationId, unknown>),
     authorizer: {
       type: 'TOKEN',
       authorizationToken: `Bearer ${key}`,

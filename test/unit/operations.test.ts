@@ -37,7 +37,7 @@ const missing = (r: Route): string[] => {
   if (!releaseChecks[r.operationId]) lack('no release checks (shared/release-checks/checks.ts)');
 
   const samples = sampleRequests[r.operationId];
-  if (!samples) lack('no sample requests (tools/harness/sample-requests.ts)');
+  if (!samples) lack('no sample requests (shared/release-checks/samples.ts)');
   else {
     if (samples.valid.status !== r.statuses[0])
       lack(`its valid sample expects ${samples.valid.status}, its entry succeeds with ${r.statuses[0]}`);
@@ -82,21 +82,22 @@ describe('every operation has every per-operation fact', () => {
   });
 
   test('names what is missing: an operation stripped of its facts', () => {
+    // A name no operation will have: a real one of the same name would have its facts.
     const bare = {
       ...routes[0]!,
-      operationId: 'countPets',
-      path: '/pets/{petId}/count',
-      entry: 'functions/count-pets.ts',
+      operationId: 'strayOperation',
+      path: '/pets/{petId}/stray',
+      entry: 'functions/stray-operation.ts',
       dynamodb: [{ table: 'pets', index: 'byColour', actions: [] }],
     } as unknown as Route;
     expect(missing(bare)).toEqual([
-      'countPets: no handler at functions/count-pets.ts',
-      'countPets: its DynamoDB calls name an index byColour that the pets table lacks',
-      'countPets: a DynamoDB call on pets with no action',
-      'countPets: no release checks (shared/release-checks/checks.ts)',
-      'countPets: no sample requests (tools/harness/sample-requests.ts)',
-      'countPets: no GET /pets/{petId}/count in the OpenAPI document',
-      'countPets: no "## countPets — `GET /pets/{petId}/count`" section in docs/api.md',
+      'strayOperation: no handler at functions/stray-operation.ts',
+      'strayOperation: its DynamoDB calls name an index byColour that the pets table lacks',
+      'strayOperation: a DynamoDB call on pets with no action',
+      'strayOperation: no release checks (shared/release-checks/checks.ts)',
+      'strayOperation: no sample requests (shared/release-checks/samples.ts)',
+      'strayOperation: no GET /pets/{petId}/stray in the OpenAPI document',
+      'strayOperation: no "## strayOperation — `GET /pets/{petId}/stray`" section in docs/api.md',
     ]);
   });
 });

@@ -14,7 +14,7 @@ import {
 } from '../../shared/release-checks/generic.ts';
 import { samplePath } from '../../shared/release-checks/samples.ts';
 import { type Check, ownChecks, type State } from './operations.ts';
-import { Broken, Probe, type ProbeOptions, type Reply, RULES, type Rule, type Violation } from './probe.ts';
+import { Broken, Probe, type ProbeOptions, type Reply, RULES, type Rule, ruleText, type Violation } from './probe.ts';
 
 export interface SmokeOptions extends ProbeOptions {
   /** Create nothing: no animal, no key. Always so against production. */
@@ -94,7 +94,7 @@ const generic =
         probe.expectError(reply, 'readKeyForbidden', 403, 'FORBIDDEN');
         state.readKey = true;
         return {
-          skipped: `the key has scope read: 403 FORBIDDEN as docs/api.md says; "${RULES[check.rule]}" needs a write key`,
+          skipped: `the key has scope read: 403 FORBIDDEN as docs/api.md says; "${ruleText(check.rule)}" needs a write key`,
         };
       }
       if (r.scope === 'write' && !check.readKey) state.readKey = false;

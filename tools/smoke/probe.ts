@@ -1,6 +1,7 @@
 // The smoke suite's view of one stage: each request it sends, the response it got, and the
 // rules every response must keep (docs/api.md, "Every response"). Plain fetch, no Node-only
 // API: the same code runs from a laptop, in CI and in the stage's Synthetics canary.
+import { type OperationId, route } from '../../shared/api/routes.ts';
 import { GENERIC_RULES } from '../../shared/release-checks/generic.ts';
 
 /** A rule a client relies on, as the report names it when broken. */
@@ -24,7 +25,17 @@ export const RULES = {
   // Every operation's, from its route entry and samples (shared/release-checks/generic.ts).
   ...GENERIC_RULES,
 } as const;
-export type Rule = keyof typeof RULES;
+/**
+ * A rule of RULES, or an operation's id: the rule of its own checks (tools/smoke/operations.ts)
+ * where RULES has no words of its own for it, as its route entry's summary says.
+ */
+export type Rule = keyof typeof RULES | OperationId;
+
+/** What a rule says, as the report words it. */
+export const ruleText = (rule: Rule): string =>
+  rule in RULES
+    ? RULES[rule as keyof typeof RULES]
+    : `${rule} (${route(rule as OperationId).summary}) answers as docs/api.md says`;
 
 /** One response that broke one rule. */
 export interface Violation {

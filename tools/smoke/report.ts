@@ -2,7 +2,7 @@
 // broke it and the x-amzn-RequestId to look up (docs/runbook.md, "Start here").
 
 import type { CheckResult } from './checks.ts';
-import { RULES } from './probe.ts';
+import { ruleText } from './probe.ts';
 
 export const passed = (results: readonly CheckResult[]): boolean => results.every((r) => r.outcome !== 'failed');
 
@@ -17,7 +17,7 @@ export const formatReport = (results: readonly CheckResult[], target: string): s
     lines.push('', 'Broken rules:');
     for (const { violation } of broken) {
       const { rule, request, requestId, problem } = violation!;
-      lines.push(`- ${RULES[rule]}`, `    ${request}: ${problem}`, `    x-amzn-RequestId: ${requestId ?? '(none)'}`);
+      lines.push(`- ${ruleText(rule)}`, `    ${request}: ${problem}`, `    x-amzn-RequestId: ${requestId ?? '(none)'}`);
     }
   }
   const count = (outcome: CheckResult['outcome']) => results.filter((r) => r.outcome === outcome).length;

@@ -3,8 +3,9 @@
 // key, stack trace, AWS error name or table name that the request did not carry.
 import { matchRoute } from '../../../infra/local/route-matcher.ts';
 import { answers, type Route } from '../../../shared/api/routes.ts';
-import { ErrorBody, Pet, Pets } from '../../../shared/api/schemas.ts';
+import { ErrorBody, type Pet } from '../../../shared/api/schemas.ts';
 import { tables } from '../../../shared/dynamodb/tables.ts';
+import { successSchema } from '../../openapi.ts';
 import type { Answer } from '../http-client.ts';
 import type { FuzzRequest } from './requests.ts';
 
@@ -136,8 +137,9 @@ export const violations = (request: FuzzRequest, answer: Answer, secrets: Oracle
       }
     }
   } else if (match) {
-    const schema = match.route.operationId === 'listPets' ? Pets : Pet;
-    if (!schema.safeParse(body).success)
+    // The success body's schema as the operation's document words it (tools/openapi.ts).
+    const schema = successSchema(match.route.operationId);
+    if (schema && !schema.safeParse(body).success)
       found.push(`not a ${match.route.operationId} answer: ${answer.body.slice(0, 200)}`);
     if (match.route.operationId === 'createPet' && !header(answer, 'location')?.endsWith(`/pets/${(body as Pet).id}`)) {
       found.push('201 without the Location of the new animal');
