@@ -79,11 +79,11 @@ export interface StageSettings {
    */
   readonly statusIndexShards: number;
   /**
-   * Seconds the API Gateway stage cache keeps a `GET /v1/pets` page (0: no cache at all). When
-   * above 0 the stage gets a 0.5 GB cache cluster, billed per hour whatever the traffic
-   * (docs/capacity.md: First pages), and only the listing is cached, keyed by limit, status and
-   * cursor; a new animal may then be missing from a listing for up to this long (docs/api.md).
-   * At most 3600 (API Gateway's maximum).
+   * Seconds an API Gateway stage cache would keep a `GET /v1/pets` page: 0, the only value synth
+   * takes. API Gateway keys a repeated query parameter by its last value and caches 400s, so a
+   * listing with a parameter given twice would poison the same listing without it
+   * (infra/constructs/api.ts, docs/capacity.md: First pages). The local stage's
+   * PETSTORE_LISTING_CACHE_TTL keys on every value.
    */
   readonly listingCacheTtlSeconds: number;
   /** Bump it to replace the paging cursors' HMAC secret with a new random one (README: Deploying). */

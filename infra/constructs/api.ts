@@ -26,7 +26,6 @@ import {
   BINARY_MEDIA_TYPES,
   type OperationId,
   resourcePath,
-  route,
   routes,
 } from '../../shared/api/routes.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
@@ -35,47 +34,29 @@ import type { StageSettings } from '../stages.ts';
 import { removalPolicyOf } from './data.ts';
 import { addNotFoundRoutes, NOT_FOUND_RESPONSE } from './not-found.ts';
 
-/** The query parameters a listing page depends on: the stage cache's key (docs/api.md: Listing). */
-export const LISTING_CACHE_KEY_PARAMETERS = [
-  'method.request.querystring.limit',
-  'method.request.querystring.status',
-  'method.request.querystring.cursor',
-] as const;
-
-/** CDK's method path (`/resource/METHOD`) of the one cached operation. */
-const LISTING_METHOD_PATH = `${resourcePath(route('listPets'))}/${route('listPets').method}`;
-
 /**
- * The stage cache when listingCacheTtlSeconds > 0: the smallest cluster (0.5 GB), caching off
- * for every method (with a cluster, API Gateway would otherwise cache every GET, getPet too)
- * and on for the listing alone. API Gateway still runs the authorizer and the usage plan on
- * every request, cached or not; its cache sits before the integration. The key holds no
- * Authorization header: every key sees the same listing. The one header that names the caller's
- * limits, RateLimit-Policy, is then the first caller's: right only while every key of a stage
- * has the stage's limits (one usage plan, keyLimits), which test/cdk/api.test.ts pins.
+ * No stage cache for the listing (listingCacheTtlSeconds must be 0): API Gateway cannot key one
+ * on what the listing answers by. A query parameter given twice is one value to it ("If the same
+ * key-value pair is specified multiple times, only the last value" is in queryStringParameters:
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html),
+ * a multi-value parameter cannot be a cache key (API Gateway answers "Invalid mapping expression
+ * specified: method.request.multivaluequerystring...":
+ * https://github.com/DianaIonita/serverless-api-gateway-caching/issues/70), and the cache keeps the
+ * integration's answer whatever its status (https://stackoverflow.com/questions/45883323). So
+ * `?limit=5&limit=5`, a 400 by the contract (docs/api.md), would be answered to every `?limit=5`
+ * (and `?status=available&status=available` to every first page of available animals) for the TTL,
+ * by any key holder's one request; nothing in API Gateway runs before its cache to refuse it
+ * with the contract's error (the TOKEN authorizer sees only the header). docs/capacity.md says
+ * what stands in for it.
  */
-const stageCacheOptions = ({ listingCacheTtlSeconds: ttlSeconds, throttling }: StageSettings) =>
-  ttlSeconds === 0
-    ? {}
-    : {
-        cacheClusterEnabled: true,
-        cacheClusterSize: '0.5',
-        cachingEnabled: false,
-        methodOptions: {
-          // An override is a method's whole setting: the stage's throttling, logging and metrics again.
-          [LISTING_METHOD_PATH]: {
-            cachingEnabled: true,
-            cacheTtl: Duration.seconds(ttlSeconds),
-            // At rest too (Security Hub's APIGateway.5): a page of animals is not secret, but costs nothing to encrypt.
-            cacheDataEncrypted: true,
-            throttlingRateLimit: throttling.rateLimit,
-            throttlingBurstLimit: throttling.burstLimit,
-            loggingLevel: MethodLoggingLevel.ERROR,
-            metricsEnabled: true,
-            dataTraceEnabled: false,
-          },
-        },
-      };
+const checkListingCache = ({ listingCacheTtlSeconds: ttlSeconds }: StageSettings) => {
+  if (ttlSeconds !== 0)
+    throw new Error(
+      `listingCacheTtlSeconds must be 0, not ${ttlSeconds}: API Gateway's stage cache keys a repeated query ` +
+        'parameter by its last value and keeps 400s, so a listing with a repeated parameter would poison the ' +
+        'cached answer of the same listing without it (infra/constructs/api.ts, docs/capacity.md).',
+    );
+};
 
 export interface ApiProps {
   readonly settings: StageSettings;
@@ -134,7 +115,6 @@ export class Api extends Construct {
         dataTraceEnabled: false,
         metricsEnabled: true,
         tracingEnabled: true,
-        ...stageCacheOptions(settings),
       },
     });
     // RestApi adds an output of its own; the stack's BaseUrl (ending in /v1) is the one to use.
@@ -157,27 +137,17 @@ export class Api extends Construct {
       resultsCacheTtl: Duration.seconds(settings.authorizerCacheTtlSeconds),
     });
 
-    if (settings.listingCacheTtlSeconds < 0 || settings.listingCacheTtlSeconds > 3600)
-      throw new Error(`listingCacheTtlSeconds must be 0 (off) to 3600, not ${settings.listingCacheTtlSeconds}`);
-    const cached = settings.listingCacheTtlSeconds > 0;
+    checkListingCache(settings);
     for (const r of routes) {
-      const cacheKey = cached && r.operationId === 'listPets';
       this.restApi.root.resourceForPath(resourcePath(r)).addMethod(
         r.method,
         // No test-invoke permission: the console's test call would skip the authorizer.
-        new LambdaIntegration(functions[r.operationId].function, {
-          allowTestInvoke: false,
-          ...(cacheKey ? { cacheKeyParameters: [...LISTING_CACHE_KEY_PARAMETERS] } : {}),
-        }),
+        new LambdaIntegration(functions[r.operationId].function, { allowTestInvoke: false }),
         {
           authorizer: tokenAuthorizer,
           authorizationType: AuthorizationType.CUSTOM,
           operationName: r.operationId,
           apiKeyRequired: true,
-          // A cache key parameter must be a request parameter of the method; none is required.
-          ...(cacheKey
-            ? { requestParameters: Object.fromEntries(LISTING_CACHE_KEY_PARAMETERS.map((name) => [name, false])) }
-            : {}),
         },
       );
     }

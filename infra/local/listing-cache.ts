@@ -1,9 +1,10 @@
-// API Gateway's stage cache for `GET /v1/pets` (listingCacheTtlSeconds deployed), as the local
-// stage keeps it when PETSTORE_LISTING_CACHE_TTL > 0: a page per value of the cache key's query
-// parameters (infra/constructs/api.ts: LISTING_CACHE_KEY_PARAMETERS), for the TTL, so that the
-// staleness it adds can be seen and tested here. The gateway asks it only after the route,
-// throttle, authorizer and the key's limits, as API Gateway does: a refused key never gets a page.
-// Only 200 answers are kept (deployed, API Gateway may keep an error too: docs/api.md).
+// The local stage's cache of `GET /v1/pets` pages when PETSTORE_LISTING_CACHE_TTL > 0: a page per
+// list of values of limit, status and cursor, for the TTL, so that the staleness a cache adds can
+// be seen and tested here. Every value counts: a parameter given twice (a 400) never shares an
+// entry with the listing without it, which is why no deployed stage can cache (API Gateway's stage
+// cache keys a parameter by its last value and keeps 400s: infra/constructs/api.ts). The gateway
+// asks it only after the route, throttle, authorizer and the key's limits: a refused key never gets
+// a page. Only 200 answers are kept.
 //
 // Bounded by bytes as well as pages, as API Gateway's cache is by its size: cursors make the keys
 // unbounded, and 1,000 pages of the longest names (one read key's attack) held ~125 MB, the
@@ -16,7 +17,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 const LISTING_CACHE_MAX_ENTRIES = 1000;
 /** What the kept pages may hold together, counted as the server holds them (listingBytes). */
 const LISTING_CACHE_MAX_BYTES = 8 * 1024 * 1024;
-/** The query parameters of the cache key, as the deployed method's cacheKeyParameters name them. */
+/** The query parameters a listing page depends on: the cache key, each with all its values. */
 const KEY_PARAMETERS = ['limit', 'status', 'cursor'] as const;
 /** A page's bookkeeping beside its text: the entry, the result and its headers' objects. */
 const ENTRY_OVERHEAD_BYTES = 512;

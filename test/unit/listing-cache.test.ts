@@ -35,6 +35,20 @@ describe('the listing cache', () => {
     expect(origin.calls()).toBe(2);
   });
 
+  // Unlike API Gateway's, which keys a repeated parameter by its last value (test/cdk/listing-cache.test.ts):
+  // a listing with a parameter given twice (400, docs/api.md) never shares an entry with the one without.
+  it('keys a repeated parameter by all its values: `?limit=5&limit=5` is never served for `?limit=5`, nor the reverse', async () => {
+    const cache = createListingCache(60);
+    const repeated = answers(400);
+    const single = answers(200);
+    await cache.serve(url('?status=sold&limit=5&limit=5'), repeated.load);
+    expect((await cache.serve(url('?status=sold&limit=5'), single.load)).statusCode).toBe(200);
+    expect((await cache.serve(url('?status=sold&limit=5&limit=5'), repeated.load)).statusCode).toBe(400);
+    expect((await cache.serve(url('?status=sold&status=sold&limit=5'), repeated.load)).statusCode).toBe(400);
+    expect(repeated.calls()).toBe(3);
+    expect(single.calls()).toBe(1);
+  });
+
   it('at 0 keeps nothing', async () => {
     const cache = createListingCache(0);
     const origin = answers();
