@@ -8,7 +8,10 @@
 // server exited (test/e2e/open-files.test.ts). So each listener keeps its connections under
 // its share of the limit, and past it closes the connection idle the longest to make room:
 // never one with a request in flight (an idle keep-alive connection may be closed at any time,
-// RFC 9112 §9.5, and a client opens another).
+// RFC 9112 §9.5, and a client opens another). When every connection has a request in flight, one
+// whose request still waits for its body goes, of the key with the most such: uploads that
+// declared a body and never sent it are in flight for as long as a body may take (10 s), and keys
+// that held as many as the limit refused every other client's connection, over and over.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -47,31 +50,53 @@ export interface ConnectionLimit {
   name: string;
   /** The events that start a request: the API server also takes `checkContinue` and `checkExpectation` itself. */
   requestEvents?: string[];
+  /** The key of the request on `socket` that waits for its body (request-body.ts), if one does: it may be cut. */
+  awaitingBody?: (socket: Socket) => string | undefined;
 }
 
 /** The warning's pace: one line a second at most, with the counts since the last. */
 const REPORT_EVERY_MS = 1000;
 
+/** Of the connections whose request waits for its body, the oldest of the key with the most of them. */
+const uploadToCut = (sockets: Iterable<Socket>, awaitingBody: (socket: Socket) => string | undefined) => {
+  const byKey = new Map<string, Socket[]>();
+  for (const socket of sockets) {
+    const key = awaitingBody(socket);
+    if (key === undefined) continue;
+    const same = byKey.get(key);
+    if (same) same.push(socket);
+    else byKey.set(key, [socket]);
+  }
+  let most: Socket[] = [];
+  for (const same of byKey.values()) if (same.length > most.length) most = same;
+  return most[0];
+};
+
 /**
  * Keeps `server`'s connections at `max`: a connection past it closes the one idle the longest
  * (no request in flight, least recently answered), or, when every one has a request in flight,
- * itself. Says so on stderr.
+ * one waiting for its body (uploadToCut), else itself. Says so on stderr.
  */
-export const limitConnections = (server: Server, { max, name, requestEvents = ['request'] }: ConnectionLimit) => {
+export const limitConnections = (
+  server: Server,
+  { max, name, requestEvents = ['request'], awaitingBody }: ConnectionLimit,
+) => {
   // Least recently active first: a connection goes to the end when it opens and after each answer.
   const open = new Map<Socket, { inFlight: number }>();
   let closedIdle = 0;
+  let cutUploads = 0;
   let refused = 0;
   let reporting = false;
   const reportSoon = () => {
     if (reporting) return;
     reporting = true;
     setTimeout(() => {
+      const cut = cutUploads ? `, cut ${cutUploads} upload(s) waiting for their body` : '';
       console.warn(
-        `${name}: closed ${closedIdle} idle connection(s)${refused ? ` and refused ${refused} new one(s)` : ''} ` +
+        `${name}: closed ${closedIdle} idle connection(s)${cut}${refused ? ` and refused ${refused} new one(s)` : ''} ` +
           `to keep within ${max} open connections (the process's open-files limit)`,
       );
-      closedIdle = refused = 0;
+      closedIdle = cutUploads = refused = 0;
       reporting = false;
     }, REPORT_EVERY_MS).unref();
   };
@@ -85,6 +110,13 @@ export const limitConnections = (server: Server, { max, name, requestEvents = ['
         closedIdle += 1;
         return reportSoon();
       }
+    }
+    const upload = awaitingBody && uploadToCut(open.keys(), awaitingBody);
+    if (upload) {
+      open.delete(upload);
+      upload.destroy();
+      cutUploads += 1;
+      return reportSoon();
     }
     open.delete(newcomer);
     newcomer.destroy();

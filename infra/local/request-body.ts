@@ -46,6 +46,15 @@ export class BodyNotReceived extends Error {
 /** Requests whose body stopped coming in time: the rest is not waited for, whatever its declared size. */
 const cutOff = new WeakSet<IncomingMessage>();
 
+/** The connections whose request waits for its body (its turn in the budget, or its bytes), and the request's key. */
+const awaiting = new WeakMap<Socket, string>();
+
+/**
+ * The key of the request on `socket` that waits for its body, if one does: a connection the
+ * connection limit may cut when every connection has a request in flight (connection-limit.ts).
+ */
+export const awaitingBody = (socket: Socket): string | undefined => awaiting.get(socket);
+
 /** Whether the request carries an expectation other than 100-continue. */
 export const hasUnknownExpectation = (req: IncomingMessage): boolean =>
   req.headers.expect !== undefined && !CONTINUE.test(req.headers.expect);
@@ -129,10 +138,16 @@ export const createBodyReader = (options: Partial<BodyReaderOptions> = {}): Body
     // Released once the answer is written, or when the client leaves: a request that leaves
     // while it waits gives up its place, and its turn goes to the next.
     res.once('close', hold.release);
-    if (hold.turn && !(await hold.turn)) throw new RequestAbandoned();
-    if (res.closed) throw new RequestAbandoned();
-    if (req.headers.expect !== undefined && !req.complete) res.writeContinue();
-    return readHeld(req, timeoutMs);
+    const socket = req.socket as Socket;
+    if (!req.complete) awaiting.set(socket, key);
+    try {
+      if (hold.turn && !(await hold.turn)) throw new RequestAbandoned();
+      if (res.closed) throw new RequestAbandoned();
+      if (req.headers.expect !== undefined && !req.complete) res.writeContinue();
+      return await readHeld(req, timeoutMs);
+    } finally {
+      awaiting.delete(socket);
+    }
   };
 };
 

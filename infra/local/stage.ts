@@ -28,6 +28,7 @@ import { KEY_USAGE_FILE } from './key-usage.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
 import { type ManagementEndpoint, startManagementEndpoint } from './management.ts';
 import { osUser } from './os-user.ts';
+import { awaitingBody } from './request-body.ts';
 
 export const STAGE = 'local';
 
@@ -159,7 +160,12 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
   );
   server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket)));
   const max = options.maxConnections ?? connectionBudget().api;
-  limitConnections(server, { max, name: 'API', requestEvents: ['request', 'checkContinue', 'checkExpectation'] });
+  limitConnections(server, {
+    max,
+    name: 'API',
+    requestEvents: ['request', 'checkContinue', 'checkExpectation'],
+    awaitingBody,
+  });
   if (options.idleMemorySeconds) reduceMemoryWhenIdle(server, { idleMs: options.idleMemorySeconds * 1000 });
   return {
     server,

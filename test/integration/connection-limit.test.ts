@@ -1,6 +1,7 @@
 // The local server's listeners keep their connections within the open-files limit
 // (infra/local/connection-limit.ts): past their share, a new connection closes the one idle the
-// longest, never one with a request in flight; when every one has a request in flight, itself.
+// longest, never one with a request in flight; when every one has a request in flight, one whose
+// request waits for its body, else itself.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
@@ -14,15 +15,21 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** A server keeping `max` connections whose requests to /slow are answered only when `release` is called. */
+/**
+ * A server keeping `max` connections whose requests to /slow are answered only when `release` is
+ * called; a request to /upload/{key} stands for one of `key` that waits for its body.
+ */
 const serve = async (max: number, name = 'test') => {
   const held: Array<() => void> = [];
+  const uploads = new Map<Socket, string>();
   server = createServer((req, res) => {
-    if (req.url === '/slow') held.push(() => res.end('slow'));
+    const upload = /^\/upload\/(\w+)$/.exec(req.url ?? '')?.[1];
+    if (upload) uploads.set(req.socket, upload);
+    else if (req.url === '/slow') held.push(() => res.end('slow'));
     else res.end('fast');
   });
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-  limitConnections(server, { max, name });
+  limitConnections(server, { max, name, awaitingBody: (socket) => uploads.get(socket) });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -78,6 +85,32 @@ test('a connection with a request in flight is never closed; when all have one, 
   await new Promise((r) => setTimeout(r, 1100));
   expect(warnings()).toEqual([
     [expect.stringMatching(/^busy: closed 1 idle connection\(s\) and refused 1 new one\(s\) to keep within 2 open/)],
+  ]);
+});
+
+test('when all have a request in flight, an upload waiting for its body goes, of the key with the most, before the newcomer', async () => {
+  const { port, release } = await serve(4, 'uploads');
+  const [slow, a1, b1, b2] = [await open(port), await open(port), await open(port), await open(port)];
+  send(slow.socket, '/slow');
+  send(a1.socket, '/upload/a');
+  send(b1.socket, '/upload/b');
+  send(b2.socket, '/upload/b');
+  await settle();
+  const newcomer = await open(port); // key b waits on two: its oldest goes
+  expect([slow.closed, a1.closed, b1.closed, b2.closed, newcomer.closed]).toEqual([false, false, true, false, false]);
+  send(newcomer.socket, '/slow');
+  await settle();
+  const next = await open(port); // a and b one each: the oldest of them, a's
+  expect([slow.closed, a1.closed, b2.closed, newcomer.closed, next.closed]).toEqual([false, true, false, false, false]);
+  release();
+  await new Promise((r) => setTimeout(r, 1100));
+  const warnings = vi.mocked(console.warn).mock.calls.filter(([line]) => String(line).startsWith('uploads: '));
+  expect(warnings).toEqual([
+    [
+      expect.stringMatching(
+        /^uploads: closed 0 idle connection\(s\), cut 2 upload\(s\) waiting for their body to keep/,
+      ),
+    ],
   ]);
 });
 
