@@ -3,7 +3,8 @@
 // function's summary line (its request fields, the JSON), building the gateway's access line,
 // writing lines to a pipe as the stage writes them (held for the turn, then one writev), and the
 // reader of that pipe (`cat` into /dev/null, its own CPU from /proc). Run with the project's Node:
-// npx node bench/log-lines.ts (LINES=200000 by default; ROUNDS=5, the median printed).
+// npx node bench/log-lines.ts (LINES=200000 by default; ROUNDS=5, the median printed; PARTS, a
+// comma-separated subset of summary,access,write, for instruction counts under callgrind).
 import { spawn } from 'node:child_process';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { AccessLogLine } from '../infra/access-log.ts';
@@ -152,10 +153,13 @@ const sample = (() => {
   return out.split('\n').filter(Boolean);
 })();
 
-const inputsNs = perCall(() => requestInputs(event, context));
-const summaryNs = building(summary);
-const accessNs = building(() => printAccessLine(accessLine()));
-const written = await writing(`${sample.at(-2)}\n`, `${sample.at(-1)}\n`);
+const PARTS = new Set((process.env.PARTS ?? 'summary,access,write').split(','));
+const inputsNs = PARTS.has('summary') ? perCall(() => requestInputs(event, context)) : 0;
+const summaryNs = PARTS.has('summary') ? building(summary) : 0;
+const accessNs = PARTS.has('access') ? building(() => printAccessLine(accessLine())) : 0;
+const written = PARTS.has('write')
+  ? await writing(`${sample.at(-2)}\n`, `${sample.at(-1)}\n`)
+  : { writer: 0, reader: 0 };
 console.log(
   JSON.stringify(
     {
