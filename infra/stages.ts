@@ -15,6 +15,8 @@ export type DeployedStage = 'staging' | 'production';
 export const DEPLOYED_STAGES: readonly DeployedStage[] = ['staging', 'production'];
 
 export const stackName = (stage: DeployedStage): string => `PetStore-${stage}`;
+/** The secret holding the stage's smoke canary's read key, which the stack mints: the pipeline's smoke runs read it too. */
+export const canaryKeySecretName = (stage: DeployedStage): string => `${stackName(stage)}/smoke-canary-key`;
 
 /** CloudFormation output keys of each stage's stack; the key tool reads them. */
 export const STACK_OUTPUTS = {

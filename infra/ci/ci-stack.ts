@@ -1,8 +1,9 @@
 // PetStore-ci: what lets GitHub Actions deliver this repository without a long-lived AWS key.
 // GitHub's OpenID Connect provider, and three roles that trust a token from it only for this
 // repository: the diff role (pull requests), which may only read the PetStore stacks'
-// templates; and a deploy role per stage (jobs in that stage's GitHub environment, which
-// only main may deploy from), which may only assume the bootstrap roles that deploy; and each
+// templates; and a deploy role per stage (jobs on main of that stage's workflow file: no GitHub
+// environment, so on every plan), which may only assume the bootstrap roles that deploy and
+// read its stage's smoke key; and each
 // stage's CloudFormation execution policy, which that stage's bootstrap gives its execution role
 // (infra/ci/execution-policy.ts). Deployed once, by an administrator (docs/deploying.md, "The pipeline").
 import { Annotations, Aws, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
@@ -17,16 +18,18 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
-import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
+import { canaryKeySecretName, DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
 import { executionPolicyName, executionPolicyStatements } from './execution-policy.ts';
 import {
   CI_ROLES,
+  DEPLOY_WORKFLOWS,
+  deployTrust,
+  diffTrust,
   GITHUB_OIDC_AUDIENCE,
   GITHUB_OIDC_ISSUER,
   GITHUB_REPOSITORY_CONTEXT,
   isRepository,
   REPOSITORY_PLACEHOLDER,
-  subjectFor,
 } from './github.ts';
 
 export interface CiStackProps extends StackProps {
@@ -54,9 +57,15 @@ const wildcardResources = (stack: Stack, document: PolicyDocument): string[] => 
   return [...new Set(resources.filter((resource) => resource.includes('*')))];
 };
 
-/** A bootstrap role of this account and region, by qualifier and kind: deploy, file-publishing… */
+/**
+ * A bootstrap role of this account, by qualifier and kind (deploy, file-publishing…), in any
+ * region: IAM is global and the role's name ends in its region, and a stage may deploy to a
+ * region other than this stack's (docs/deploying.md, "Where each stage deploys").
+ */
 const bootstrapRole = (qualifier: string, kind: string): string =>
-  `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${qualifier}-${kind}-role-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+  `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/cdk-${qualifier}-${kind}-role-${Aws.ACCOUNT_ID}-*`;
+/** A stack of this account in any region. */
+const stackArn = (name: string): string => `arn:${Aws.PARTITION}:cloudformation:*:${Aws.ACCOUNT_ID}:stack/${name}/*`;
 
 export class CiStack extends Stack {
   readonly provider: IOidcProvider;
@@ -83,28 +92,24 @@ export class CiStack extends Stack {
           clientIds: [GITHUB_OIDC_AUDIENCE],
         });
 
-    const assumable = (roleName: string, subject: string, description: string, statements: PolicyStatement[]) =>
+    const assumable = (
+      roleName: string,
+      conditions: Record<string, Record<string, string>>,
+      description: string,
+      statements: PolicyStatement[],
+    ) =>
       new Role(this, roleName, {
         roleName,
         description,
-        // A workflow job's token, from this repository, for exactly this subject.
-        assumedBy: new FederatedPrincipal(
-          this.provider.oidcProviderArn,
-          {
-            StringEquals: {
-              [`${GITHUB_OIDC_ISSUER}:aud`]: GITHUB_OIDC_AUDIENCE,
-              [`${GITHUB_OIDC_ISSUER}:sub`]: subject,
-            },
-          },
-          'sts:AssumeRoleWithWebIdentity',
-        ),
+        // A workflow job's token, from this repository, with exactly these claims (infra/ci/github.ts).
+        assumedBy: new FederatedPrincipal(this.provider.oidcProviderArn, conditions, 'sts:AssumeRoleWithWebIdentity'),
         maxSessionDuration: Duration.hours(1),
         inlinePolicies: { access: new PolicyDocument({ statements }) },
       });
 
     this.diffRole = assumable(
       CI_ROLES.diff,
-      subjectFor(trusted, 'pull_request'),
+      diffTrust(trusted),
       `cdk diff for pull requests of ${trusted}: reads the PetStore stacks' templates, nothing else`,
       // Not the bootstrap lookup role: it has ReadOnlyAccess, which reads the tables, the logs and
       // the canary's reports, and a pull request's workflow is its author's to write. `cdk diff
@@ -113,23 +118,24 @@ export class CiStack extends Stack {
       [
         new PolicyStatement({
           actions: ['cloudformation:DescribeStacks', 'cloudformation:GetTemplate'],
-          resources: [`arn:${Aws.PARTITION}:cloudformation:${Aws.REGION}:${Aws.ACCOUNT_ID}:stack/PetStore-*/*`],
+          resources: [stackArn('PetStore-*')],
         }),
       ],
     );
     Validations.of(this.diffRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/PetStore-*/*]',
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:*:<AWS::AccountId>:stack/PetStore-*/*]',
       reason:
-        "Reading the templates of this project's stacks (PetStore-staging, -production, -ci): a stack's ARN ends in " +
-        'an id CloudFormation makes at its creation, so only a wildcard names it. Describe and GetTemplate only.',
+        "Reading the templates of this project's stacks (PetStore-staging, -production, -ci), in whichever region " +
+        "each deploys: a stack's ARN ends in an id CloudFormation makes at its creation, so only a wildcard names it. " +
+        'Describe and GetTemplate only.',
     });
     this.deployRoles = Object.fromEntries(
       DEPLOYED_STAGES.map((stage) => [
         stage,
         assumable(
           CI_ROLES.deploy(stage),
-          subjectFor(trusted, { environment: stage }),
-          `npm run deploy of ${stage} from ${trusted}'s GitHub environment ${stage}: its stage's CDK bootstrap roles, nothing else`,
+          deployTrust(trusted, stage),
+          `npm run deploy of ${stage} from ${trusted}'s ${DEPLOY_WORKFLOWS[stage]} on main: its stage's CDK bootstrap roles and smoke key, nothing else`,
           [
             // What `cdk deploy --app cdk.out` assumes: publish the (file) assets, deploy the stack.
             // Only this stage's bootstrap (its own qualifier, whose CloudFormation execution role
@@ -142,8 +148,13 @@ export class CiStack extends Stack {
             // tools/deploy asks whether the stage's stack exists before choosing its first deploy.
             new PolicyStatement({
               actions: ['cloudformation:DescribeStacks'],
+              resources: [stackArn(stackName(stage))],
+            }),
+            // The smoke run's key: the stage's canary key, which the stack mints (a read key).
+            new PolicyStatement({
+              actions: ['secretsmanager:GetSecretValue'],
               resources: [
-                `arn:${Aws.PARTITION}:cloudformation:${Aws.REGION}:${Aws.ACCOUNT_ID}:stack/${stackName(stage)}/*`,
+                `arn:${Aws.PARTITION}:secretsmanager:*:${Aws.ACCOUNT_ID}:secret:${canaryKeySecretName(stage)}-??????`,
               ],
             }),
           ],
@@ -151,13 +162,29 @@ export class CiStack extends Stack {
       ]),
     );
 
-    for (const stage of DEPLOYED_STAGES)
-      Validations.of(this.deployRoles[stage]!).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${stackName(stage)}/*]`,
-        reason:
-          `DescribeStacks of ${stackName(stage)} alone: a stack's ARN ends in an id CloudFormation makes at its ` +
-          'creation, so only a wildcard names it before it exists.',
-      });
+    for (const stage of DEPLOYED_STAGES) {
+      const acknowledge = (resource: string, reason: string) =>
+        Validations.of(this.deployRoles[stage]!).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${resource}]`,
+          reason,
+        });
+      const region = 'in whichever region the stage deploys (docs/deploying.md, "Where each stage deploys")';
+      acknowledge(
+        `arn:<AWS::Partition>:cloudformation:*:<AWS::AccountId>:stack/${stackName(stage)}/*`,
+        `DescribeStacks of ${stackName(stage)} alone, ${region}: a stack's ARN ends in an id CloudFormation makes ` +
+          'at its creation, so only a wildcard names it before it exists.',
+      );
+      for (const kind of ['deploy', 'file-publishing'])
+        acknowledge(
+          `arn:<AWS::Partition>:iam::<AWS::AccountId>:role/cdk-${BOOTSTRAP_QUALIFIERS[stage]}-${kind}-role-<AWS::AccountId>-*`,
+          `The stage's own bootstrap ${kind} role, ${region}: its name ends in the region.`,
+        );
+      acknowledge(
+        `arn:<AWS::Partition>:secretsmanager:*:<AWS::AccountId>:secret:${canaryKeySecretName(stage)}-??????`,
+        `GetSecretValue of ${stackName(stage)}'s canary key alone, ${region}: Secrets Manager ends a secret's ARN ` +
+          'in six characters it chooses.',
+      );
+    }
 
     // Here, not in the stages' stacks: an administrator deploys this stack, so a stage's own
     // deploy cannot widen what its CloudFormation may do.

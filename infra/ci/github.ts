@@ -24,9 +24,48 @@ export const CI_ROLES = {
   deploy: (stage: DeployedStage) => `PetStore-ci-deploy-${stage}`,
 } as const;
 
-/** The `sub` claim of GitHub's token: a job of `repository` in an environment, or a pull request's job. */
-export const subjectFor = (repository: string, who: { environment: string } | 'pull_request'): string =>
-  who === 'pull_request' ? `repo:${repository}:pull_request` : `repo:${repository}:environment:${who.environment}`;
+/** The only branch any deploy role trusts. */
+const MAIN_REF = 'refs/heads/main';
+/**
+ * The workflow file whose jobs deploy (and smoke-check) each stage: staging.yml, which a push to
+ * main runs (deliver.yml) and a release runs first (release.yml); production only from
+ * release.yml, which only *Run workflow* starts (docs/deploying.md, "The approval").
+ */
+export const DEPLOY_WORKFLOWS: Readonly<Record<DeployedStage, string>> = {
+  staging: 'staging.yml',
+  production: 'release.yml',
+};
+/** The token's `job_workflow_ref` of a job in `file` (or a workflow it calls) on main. */
+const jobWorkflowRef = (repository: string, file: string): string =>
+  `${repository}/.github/workflows/${file}@${MAIN_REF}`;
+
+/** The `sub` claim of a pull request's job, in GitHub's default format. */
+const pullRequestSubject = (repository: string): string => `repo:${repository}:pull_request`;
+/** Any `sub` claim of this repository in GitHub's default format, with or without an environment. */
+const repositorySubjects = (repository: string): string => `repo:${repository}:*`;
+
+/**
+ * The trust conditions of a deploy role: a token of this repository (its default subject), of
+ * a job on main in the stage's workflow file. `ref` and `job_workflow_ref` are claims STS
+ * evaluates for GitHub on every plan (the Service Authorization Reference's AWS STS condition
+ * keys for AssumeRoleWithWebIdentity); no GitHub environment is needed.
+ */
+export const deployTrust = (repository: string, stage: DeployedStage) => ({
+  StringEquals: {
+    [`${GITHUB_OIDC_ISSUER}:aud`]: GITHUB_OIDC_AUDIENCE,
+    [`${GITHUB_OIDC_ISSUER}:ref`]: MAIN_REF,
+    [`${GITHUB_OIDC_ISSUER}:job_workflow_ref`]: jobWorkflowRef(repository, DEPLOY_WORKFLOWS[stage]),
+  },
+  StringLike: { [`${GITHUB_OIDC_ISSUER}:sub`]: repositorySubjects(repository) },
+});
+
+/** The trust conditions of the diff role: a pull request's job of this repository. */
+export const diffTrust = (repository: string) => ({
+  StringEquals: {
+    [`${GITHUB_OIDC_ISSUER}:aud`]: GITHUB_OIDC_AUDIENCE,
+    [`${GITHUB_OIDC_ISSUER}:sub`]: pullRequestSubject(repository),
+  },
+});
 
 /** OWNER/REPO, as GitHub spells it; anything else is refused at synth. */
 export const isRepository = (value: string): boolean =>

@@ -22,7 +22,7 @@ import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { removalPolicyOf } from '../constructs/data.ts';
 import { REPOSITORY_ROOT } from '../repository-root.ts';
-import { type DeployedStage, type StageSettings, stackName } from '../stages.ts';
+import { canaryKeySecretName, type DeployedStage, type StageSettings, stackName } from '../stages.ts';
 import { CANARY_ENV, type CanarySettings } from './watch-settings.ts';
 
 const CANARY_ENTRY = 'tools/smoke/canary.ts';
@@ -75,7 +75,7 @@ export class SmokeCanary extends Construct {
     super(scope, id);
     const name = stackName(stage);
     this.keySecret = new Secret(this, 'KeySecret', {
-      secretName: `${name}/smoke-canary-key`,
+      secretName: canaryKeySecretName(stage),
       description: `The read key the smoke canary of ${name} calls the API with: minted by the stack (infra/constructs/read-key.ts)`,
       // A placeholder until the stack's read key replaces it, before the canary is created.
       generateSecretString: { passwordLength: 32, excludePunctuation: true },

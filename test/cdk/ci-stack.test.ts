@@ -1,18 +1,19 @@
 // PetStore-ci: GitHub's OIDC provider and the roles the workflows assume, trusted only for
-// this repository; a deploy role per stage only for jobs in that stage's GitHub environment,
-// and able only to assume its own stage's CDK bootstrap roles (per-stage qualifier); the diff role only for pull requests, and
-// able only to read the PetStore stacks' templates (not the lookup role: it reads data). And the workflows assume exactly
-// these roles from exactly these environments.
+// this repository; a deploy role per stage only for jobs on main of that stage's workflow file
+// (no GitHub environment), and able only to assume its own stage's CDK bootstrap roles
+// (per-stage qualifier) and read its smoke key, in any region; the diff role only for pull
+// requests, and able only to read the PetStore stacks' templates (not the lookup role: it reads
+// data). What the trust policies admit, token by token: github-trust.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CiStack } from '../../infra/ci/ci-stack.ts';
-import { CI_ROLES, CI_STACK_NAME, REPOSITORY_PLACEHOLDER } from '../../infra/ci/github.ts';
+import { CI_ROLES, CI_STACK_NAME, DEPLOY_WORKFLOWS, REPOSITORY_PLACEHOLDER } from '../../infra/ci/github.ts';
 import { BOOTSTRAP_QUALIFIERS } from '../../infra/stage-deployment.ts';
 import { DEPLOYED_STAGES } from '../../infra/stages.ts';
-import { environmentOf, roleOf, workflow } from '../support/workflows.ts';
+import { roleOf, workflow } from '../support/workflows.ts';
 import { type CfnTemplate, type SynthesizedApp, synthesized, TEST_REPOSITORY } from './support/synth.ts';
 import { render, resourcesOfType } from './support/template.ts';
 
@@ -28,7 +29,7 @@ const roleNamed = (template: CfnTemplate, roleName: string) => {
   return found![1].Properties!;
 };
 const bootstrap = (qualifier: string, kind: string) =>
-  `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/cdk-${qualifier}-${kind}-role-\${AWS::AccountId}-\${AWS::Region}`;
+  `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/cdk-${qualifier}-${kind}-role-\${AWS::AccountId}-*`;
 
 describe('trust', () => {
   const { template } = build({ repository: REPOSITORY });
@@ -43,46 +44,65 @@ describe('trust', () => {
   });
 
   const trustOf = (roleName: string) => roleNamed(template, roleName).AssumeRolePolicyDocument.Statement;
-  const trusting = (sub: string) => [
+  const trusting = (Condition: unknown) => [
     {
       Effect: 'Allow',
       Action: 'sts:AssumeRoleWithWebIdentity',
       Principal: { Federated: { Ref: providerId } },
-      Condition: {
-        StringEquals: {
-          'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
-          'token.actions.githubusercontent.com:sub': sub,
-        },
-      },
+      Condition,
     },
   ];
 
   it.each(DEPLOYED_STAGES)(
-    'the %s deploy role: only jobs of this repository in the GitHub environment of that name',
+    'the %s deploy role: only jobs of this repository on main, of the workflow file that deploys it',
     (stage) => {
-      expect(trustOf(CI_ROLES.deploy(stage))).toEqual(trusting(`repo:${REPOSITORY}:environment:${stage}`));
+      expect(trustOf(CI_ROLES.deploy(stage))).toEqual(
+        trusting({
+          StringEquals: {
+            'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+            'token.actions.githubusercontent.com:ref': 'refs/heads/main',
+            'token.actions.githubusercontent.com:job_workflow_ref': `${REPOSITORY}/.github/workflows/${stage === 'staging' ? 'staging.yml' : 'release.yml'}@refs/heads/main`,
+          },
+          StringLike: { 'token.actions.githubusercontent.com:sub': `repo:${REPOSITORY}:*` },
+        }),
+      );
     },
   );
 
   it('the diff role: only pull requests of this repository', () => {
-    expect(trustOf(CI_ROLES.diff)).toEqual(trusting(`repo:${REPOSITORY}:pull_request`));
+    expect(trustOf(CI_ROLES.diff)).toEqual(
+      trusting({
+        StringEquals: {
+          'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+          'token.actions.githubusercontent.com:sub': `repo:${REPOSITORY}:pull_request`,
+        },
+      }),
+    );
   });
 
   it.each(DEPLOYED_STAGES)(
-    "the %s deploy role may only assume its stage's bootstrap roles (no lookup role) and read its stack's status",
+    "the %s deploy role may only assume its stage's bootstrap roles (no lookup role), read its stack's status and its smoke key, in any region",
     (stage) => {
       const role = roleNamed(template, CI_ROLES.deploy(stage));
       expect(role.ManagedPolicyArns).toBeUndefined();
       const statements = role.Policies.flatMap(
         (p: { PolicyDocument: { Statement: unknown[] } }) => p.PolicyDocument.Statement,
       );
-      expect(statements).toHaveLength(2);
+      expect(statements).toHaveLength(3);
       expect(statements[0].Action).toBe('sts:AssumeRole');
       expect(statements[0].Resource.map(render).sort()).toEqual(
         ['deploy', 'file-publishing'].map((kind) => bootstrap(BOOTSTRAP_QUALIFIERS[stage], kind)).sort(),
       );
       expect(statements[1].Action).toBe('cloudformation:DescribeStacks');
-      expect(render(statements[1].Resource)).toMatch(new RegExp(`:stack/PetStore-${stage}/\\*$`));
+      expect(render(statements[1].Resource)).toBe(
+        `arn:\${AWS::Partition}:cloudformation:*:\${AWS::AccountId}:stack/PetStore-${stage}/*`,
+      );
+      expect(statements[2].Action).toBe('secretsmanager:GetSecretValue');
+      expect(render(statements[2].Resource)).toBe(
+        `arn:\${AWS::Partition}:secretsmanager:*:\${AWS::AccountId}:secret:PetStore-${stage}/smoke-canary-key-??????`,
+      );
+      // No region of this stack's in any of them: a stage may deploy to another region.
+      expect(JSON.stringify(statements)).not.toContain('AWS::Region');
       // Nothing else grants it anything.
       expect(resourcesOfType(template, 'AWS::IAM::Policy')).toEqual([]);
     },
@@ -101,7 +121,9 @@ describe('trust', () => {
         Resource: expect.anything(),
       },
     ]);
-    expect(render(statements[0]!.Resource)).toMatch(/:cloudformation:.*:stack\/PetStore-\*\/\*$/);
+    expect(render(statements[0]!.Resource)).toBe(
+      `arn:\${AWS::Partition}:cloudformation:*:\${AWS::AccountId}:stack/PetStore-*/*`,
+    );
   });
 
   it('each session lasts at most an hour', () => {
@@ -113,7 +135,9 @@ describe('trust', () => {
 describe('the repository', () => {
   it('unset: the stack trusts a name no GitHub repository can have, and synth warns', () => {
     const { stack, template } = build({ repository: undefined });
-    expect(JSON.stringify(template)).toContain(`repo:${REPOSITORY_PLACEHOLDER}:environment:production`);
+    expect(JSON.stringify(template)).toContain(
+      `${REPOSITORY_PLACEHOLDER}/.github/workflows/release.yml@refs/heads/main`,
+    );
     expect(REPOSITORY_PLACEHOLDER).toMatch(/_/);
     Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('trusts no repository'));
   });
@@ -142,11 +166,12 @@ describe('the app and the workflows', () => {
   it('the app synthesizes PetStore-ci beside the stages, with no cdk-nag finding but the reviewed ones', () => {
     const template = JSON.parse(readFileSync(join(app.dir, `${CI_STACK_NAME}.template.json`), 'utf8')) as CfnTemplate;
     expect(resourcesOfType(template, 'AWS::IAM::Role')).toHaveLength(3);
-    expect(JSON.stringify(template)).toContain(`repo:${TEST_REPOSITORY}:environment:production`);
-    // The diff role reads its own stacks' templates, each deploy role its own stack's status:
-    // their ARNs end in an id only a wildcard names.
-    const stackArn = (name: string) =>
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/${name}/*]`;
+    expect(JSON.stringify(template)).toContain(`${TEST_REPOSITORY}/.github/workflows/release.yml@refs/heads/main`);
+    // The diff role reads its own stacks' templates, each deploy role its own stack's status, its
+    // bootstrap roles and its smoke key, in any region: their ARNs end in an id only a wildcard
+    // names, or in the region.
+    const finding = (resource: string) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:${resource}]`;
+    const stackArn = (name: string) => finding(`cloudformation:*:<AWS::AccountId>:stack/${name}/*`);
     const ciFindings = app.nagFindings.filter((f) => f.path.startsWith(`${CI_STACK_NAME}/`));
     // The execution policies' wildcard resources: test/cdk/execution-policy.test.ts simulates them.
     const onExecutionPolicy = (f: { path: string }) => f.path.startsWith(`${CI_STACK_NAME}/CfnExec-`);
@@ -155,20 +180,22 @@ describe('the app and the workflows', () => {
     expect(resourcesOfType(template, 'AWS::IAM::ManagedPolicy')).toHaveLength(DEPLOYED_STAGES.length);
     expect(ciFindings.filter((f) => !onExecutionPolicy(f))).toEqual([
       { path: `${CI_STACK_NAME}/${CI_ROLES.diff}/Resource`, rule: stackArn('PetStore-*') },
-      ...DEPLOYED_STAGES.map((stage) => ({
-        path: `${CI_STACK_NAME}/${CI_ROLES.deploy(stage)}/Resource`,
-        rule: stackArn(`PetStore-${stage}`),
-      })),
+      ...DEPLOYED_STAGES.flatMap((stage) =>
+        [
+          ...['deploy', 'file-publishing'].map((kind) =>
+            finding(`iam::<AWS::AccountId>:role/cdk-${BOOTSTRAP_QUALIFIERS[stage]}-${kind}-role-<AWS::AccountId>-*`),
+          ),
+          stackArn(`PetStore-${stage}`),
+          finding(`secretsmanager:*:<AWS::AccountId>:secret:PetStore-${stage}/smoke-canary-key-??????`),
+        ].map((rule) => ({ path: `${CI_STACK_NAME}/${CI_ROLES.deploy(stage)}/Resource`, rule })),
+      ),
     ]);
   });
 
-  it("each deploy job assumes its stage's role from the GitHub environment that role trusts", () => {
-    const { jobs } = workflow('deliver.yml');
+  it("each deploy job assumes its stage's role from the workflow file that role trusts", () => {
     for (const stage of DEPLOYED_STAGES) {
-      const job = jobs[`deploy-${stage}`]!;
-      expect(roleOf(job)).toBe(CI_ROLES.deploy(stage));
-      // The role trusts `repo:…:environment:<stage>`: the token's subject is the job's environment.
-      expect(environmentOf(job)).toBe(stage);
+      const { jobs } = workflow(DEPLOY_WORKFLOWS[stage] as 'staging.yml' | 'release.yml');
+      expect(roleOf(jobs[`deploy-${stage}`]!)).toBe(CI_ROLES.deploy(stage));
     }
     expect(roleOf(workflow('ci.yml').jobs.diff!)).toBe(CI_ROLES.diff);
   });

@@ -1,4 +1,4 @@
-// The cloud assembly as the pipeline makes it (.github/workflows/deliver.yml, job `synth`): the
+// The cloud assembly as the pipeline makes it (.github/workflows/staging.yml, job `synth`): the
 // CDK CLI as a child process, with no AWS credentials, no region and no profile, only what the
 // job's environment holds. Without a region the CLI falls back to us-east-1 and hands it to the
 // app as CDK_DEFAULT_REGION; an app that passes it on pins every stack there, and `cdk deploy
@@ -61,7 +61,7 @@ const ACCOUNT = /(?<![\w.])\d{12}(?![\w.])/g;
 
 describe('synth as the pipeline runs it', () => {
   test('the synth job sets no region, account or credentials (what this test copies)', () => {
-    const workflow = parse(readFileSync(join(REPOSITORY_ROOT, '.github/workflows/deliver.yml'), 'utf8'));
+    const workflow = parse(readFileSync(join(REPOSITORY_ROOT, '.github/workflows/staging.yml'), 'utf8'));
     const job = workflow.jobs.synth;
     const names = Object.keys({ ...workflow.env, ...job.env });
     expect(names.filter((name) => /^(AWS_|CDK_DEFAULT_|PETSTORE_AWS_)/.test(name))).toEqual([]);

@@ -14,10 +14,12 @@ export interface Job {
   name?: string;
   needs?: string | string[];
   environment?: string | { name: string };
+  /** A reusable workflow the job calls. */
+  uses?: string;
   permissions?: Record<string, string>;
   concurrency?: { group: string; 'cancel-in-progress': boolean };
   if?: string;
-  steps: Step[];
+  steps?: Step[];
 }
 export interface Workflow {
   on: Record<string, unknown>;
@@ -26,7 +28,8 @@ export interface Workflow {
   jobs: Record<string, Job>;
 }
 
-export const workflow = (file: 'ci.yml' | 'deliver.yml'): Workflow =>
+export const WORKFLOW_FILES = ['ci.yml', 'deliver.yml', 'release.yml', 'staging.yml'] as const;
+export const workflow = (file: (typeof WORKFLOW_FILES)[number]): Workflow =>
   parse(readFileSync(new URL(`../../.github/workflows/${file}`, import.meta.url), 'utf8')) as Workflow;
 
 export const needsOf = (job: Job): string[] => [job.needs ?? []].flat();
@@ -34,6 +37,6 @@ export const environmentOf = (job: Job): string | undefined =>
   typeof job.environment === 'object' ? job.environment.name : job.environment;
 /** The role a job's aws-actions/configure-aws-credentials step assumes, by name. */
 export const roleOf = (job: Job): string | undefined =>
-  job.steps
+  (job.steps ?? [])
     .find((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials@'))
     ?.with?.['role-to-assume']?.split(':role/')[1];

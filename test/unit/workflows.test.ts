@@ -1,15 +1,20 @@
 // The delivery pipeline as .github/workflows says it: pull requests get the checks and a
-// read-only diff; main goes staging → smoke, and a run started by hand on main (the approval,
-// on every GitHub plan) goes on → production → smoke, each step
-// needing the one before, one deploy per stage at a time, the same assembly everywhere, and
-// an AWS token only where a deploy or the diff needs one.
+// read-only diff; a push to main goes staging → smoke (staging.yml, through deliver.yml), and a
+// run started by hand (release.yml, the approval: its file alone can reach production's role,
+// infra/ci) goes through the same and on → production → smoke, each step needing the one
+// before, one deploy per stage at a time, the same assembly everywhere, an AWS token only where
+// a deploy, a smoke run or the diff needs one, and no GitHub environment (none on a free plan's
+// private repository).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CI_ROLES } from '../../infra/ci/github.ts';
-import { environmentOf, type Job, needsOf, roleOf, workflow } from '../support/workflows.ts';
+import { CI_ROLES, DEPLOY_WORKFLOWS } from '../../infra/ci/github.ts';
+import { canaryKeySecretName, DEPLOYED_STAGES } from '../../infra/stages.ts';
+import { environmentOf, type Job, needsOf, roleOf, WORKFLOW_FILES, workflow } from '../support/workflows.ts';
 
 const deliver = workflow('deliver.yml');
+const release = workflow('release.yml');
+const staging = workflow('staging.yml');
 const ci = workflow('ci.yml');
 
 /** Every job `name` waits for, directly or not. */
@@ -27,46 +32,69 @@ const upstream = (jobs: Record<string, Job>, name: string): Set<string> => {
 };
 /** A GitHub Actions expression, as the workflow file writes it. */
 const expr = (inside: string) => ['$', '{{ ', inside, ' }}'].join('');
-const runs = (job: Job) => job.steps.map((step) => step.run ?? '').join('\n');
+const runs = (job: Job) => (job.steps ?? []).map((step) => step.run ?? '').join('\n');
+const callsStaging = {
+  name: 'Staging',
+  uses: './.github/workflows/staging.yml',
+  permissions: { contents: 'read', 'id-token': 'write' },
+};
+/** The order of the jobs of a file, each directly after the one before: a failed job stops everything after it. */
+const expectChain = (jobs: Record<string, Job>, order: string[]) => {
+  expect(Object.keys(jobs).sort()).toEqual([...order].sort());
+  for (const [i, job] of order.entries()) {
+    if (i > 0) expect(needsOf(jobs[job]!), job).toEqual([order[i - 1]]);
+    expect([...upstream(jobs, job)].sort(), job).toEqual(order.slice(0, i).sort());
+  }
+};
 
-describe('deliver.yml (main)', () => {
-  const { jobs } = deliver;
-
-  it('runs on pushes to main, and by hand (the release of production)', () => {
-    expect(deliver.on).toEqual({ push: { branches: ['main'] }, workflow_dispatch: null });
+describe('deliver.yml (a push to main), release.yml (by hand) and staging.yml (what both run first)', () => {
+  it('deliver.yml: a push to main runs staging, and nothing else', () => {
+    expect(deliver.on).toEqual({ push: { branches: ['main'] } });
+    expect(deliver.jobs).toEqual({ staging: callsStaging });
   });
 
-  it('promotes staging → smoke staging → approval → production → smoke production, each after the one before', () => {
-    const order = ['checks', 'synth', 'deploy-staging', 'smoke-staging', 'deploy-production', 'smoke-production'];
-    expect(Object.keys(jobs).sort()).toEqual([...order].sort());
-    for (const [i, job] of order.entries()) {
-      // Directly after the one before: a failed job stops everything after it.
-      if (i > 0) expect(needsOf(jobs[job]!), job).toEqual([order[i - 1]]);
-      expect([...upstream(jobs, job)].sort(), job).toEqual(order.slice(0, i).sort());
+  it('release.yml: only a run started by hand; staging, then production, each after the one before', () => {
+    expect(release.on).toEqual({ workflow_dispatch: null });
+    expectChain(release.jobs, ['staging', 'deploy-production', 'smoke-production']);
+    expect(release.jobs.staging).toEqual(callsStaging);
+    // A run started on another branch stops before production (whose role would refuse it anyway).
+    expect(release.jobs['deploy-production']!.if).toBe("github.ref == 'refs/heads/main'");
+    expect(release.jobs['smoke-production']!.if).toBeUndefined();
+  });
+
+  it('staging.yml: only called; checks → synth → deploy → smoke, each after the one before', () => {
+    expect(staging.on).toEqual({ workflow_call: null });
+    expectChain(staging.jobs, ['checks', 'synth', 'deploy-staging', 'smoke-staging']);
+    for (const [name, job] of Object.entries(staging.jobs)) expect(job.if, name).toBeUndefined();
+  });
+
+  it("each stage's role is assumed only from the workflow file its role trusts", () => {
+    const files = { 'staging.yml': staging, 'release.yml': release } as const;
+    for (const stage of DEPLOYED_STAGES) {
+      const { jobs } = files[DEPLOY_WORKFLOWS[stage] as keyof typeof files];
+      for (const job of [`deploy-${stage}`, `smoke-${stage}`])
+        expect(roleOf(jobs[job]!), job).toBe(CI_ROLES.deploy(stage));
     }
-    expect(environmentOf(jobs['deploy-production']!)).toBe('production');
-    expect(environmentOf(jobs['deploy-staging']!)).toBe('staging');
-    for (const [name, job] of Object.entries(jobs))
-      if (name !== 'deploy-production') expect(job.if, 'no job runs on failure or always()').toBeUndefined();
   });
 
-  it('deploys production only from a run started by hand on main: an approval on every GitHub plan', () => {
-    // Required reviewers need GitHub Enterprise for a private repository (docs/deploying.md: The
-    // approval); a push to main must therefore stop after staging's smoke run.
-    expect(jobs['deploy-production']!.if).toBe(
-      "github.event_name == 'workflow_dispatch' && github.ref == 'refs/heads/main'",
-    );
+  it('names no GitHub environment: the gate needs none, on any plan', () => {
+    for (const file of WORKFLOW_FILES)
+      for (const [name, job] of Object.entries(workflow(file).jobs))
+        expect(environmentOf(job), `${file} ${name}`).toBeUndefined();
   });
 
   it('deploys the one assembly synth made (and its first-deploy twin) with npm run deploy, as a person does', () => {
-    expect(runs(jobs.synth!)).toContain('npx cdk synth --quiet\n');
-    expect(runs(jobs.synth!)).toContain('npx cdk synth --quiet -c firstDeploy=true --output cdk.out.first');
-    const upload = jobs.synth!.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
+    expect(runs(staging.jobs.synth!)).toContain('npx cdk synth --quiet\n');
+    expect(runs(staging.jobs.synth!)).toContain('npx cdk synth --quiet -c firstDeploy=true --output cdk.out.first');
+    const upload = staging.jobs.synth!.steps!.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
     expect(upload.with).toMatchObject({ name: expr('env.ASSEMBLY'), path: 'cdk.out\ncdk.out.first\n' });
-    expect(deliver.env?.ASSEMBLY).toBe(`cloud-assembly-${expr('github.sha')}`);
-    for (const stage of ['staging', 'production']) {
-      const job = jobs[`deploy-${stage}`]!;
-      const download = job.steps.find((s) => s.uses?.startsWith('actions/download-artifact@'))!;
+    // The same name in the release's production job: the artifact of the same run.
+    for (const file of [staging, release]) expect(file.env?.ASSEMBLY).toBe(`cloud-assembly-${expr('github.sha')}`);
+    for (const [stage, job] of [
+      ['staging', staging.jobs['deploy-staging']!],
+      ['production', release.jobs['deploy-production']!],
+    ] as const) {
+      const download = job.steps!.find((s) => s.uses?.startsWith('actions/download-artifact@'))!;
       expect(download.with).toEqual({ name: expr('env.ASSEMBLY'), path: '.' });
       expect(runs(job)).toContain(
         `npm run deploy -- --stage ${stage} --assembly cdk.out --first-deploy-assembly cdk.out.first --outputs-file outputs.json`,
@@ -76,42 +104,57 @@ describe('deliver.yml (main)', () => {
   });
 
   it('deploys one stage at a time, never cancelling a deploy in flight', () => {
-    for (const stage of ['staging', 'production'])
-      expect(jobs[`deploy-${stage}`]!.concurrency).toEqual({ group: `deploy-${stage}`, 'cancel-in-progress': false });
+    expect(staging.jobs['deploy-staging']!.concurrency).toEqual({
+      group: 'deploy-staging',
+      'cancel-in-progress': false,
+    });
+    expect(release.jobs['deploy-production']!.concurrency).toEqual({
+      group: 'deploy-production',
+      'cancel-in-progress': false,
+    });
   });
 
-  it('smokes staging in write mode and production read-only, each against the address its deploy printed', () => {
-    expect(runs(jobs['smoke-staging']!)).toMatch(
-      /npm run smoke -- --base-url "\$\{\{ needs\.deploy-staging\.outputs\.base-url \}\}" --key "\$PETSTORE_SMOKE_KEY"$/m,
-    );
-    expect(runs(jobs['smoke-production']!)).toMatch(
-      /npm run smoke -- --base-url "\$\{\{ needs\.deploy-production\.outputs\.base-url \}\}" --key "\$PETSTORE_SMOKE_KEY" --read-only$/m,
-    );
-    // Not `production`: its reviewers would be asked a second time.
-    expect(environmentOf(jobs['smoke-production']!)).toBe('production-smoke');
-  });
-
-  it('gives an AWS token only to the deploy jobs, each for its own role', () => {
-    expect(deliver.permissions).toEqual({ contents: 'read' });
-    for (const [name, job] of Object.entries(jobs)) {
-      const stage = /^deploy-(staging|production)$/.exec(name)?.[1] as 'staging' | 'production' | undefined;
-      expect(job.permissions?.['id-token'], name).toBe(stage ? 'write' : undefined);
-      expect(roleOf(job), name).toBe(stage ? CI_ROLES.deploy(stage) : undefined);
+  it('smokes each stage read-only with the key its stack mints, masked, against the address its deploy printed', () => {
+    for (const [stage, job] of [
+      ['staging', staging.jobs['smoke-staging']!],
+      ['production', release.jobs['smoke-production']!],
+    ] as const) {
+      const script = job.steps!.find((step) => step.name === 'npm run smoke -- --read-only')!.run!;
+      expect(script.split('\n').filter(Boolean)).toEqual([
+        `PETSTORE_SMOKE_KEY=$(aws secretsmanager get-secret-value --secret-id ${canaryKeySecretName(stage)} --query SecretString --output text)`,
+        'echo "::add-mask::$PETSTORE_SMOKE_KEY"',
+        'export PETSTORE_SMOKE_KEY',
+        `npm run smoke -- --base-url "${expr(`needs.deploy-${stage}.outputs.base-url`)}" --read-only`,
+      ]);
+      expect(JSON.stringify(job)).not.toContain('secrets.');
     }
   });
 
+  it('gives an AWS token only to the deploy and smoke jobs, each for its own role', () => {
+    for (const file of [deliver, release, staging]) expect(file.permissions).toEqual({ contents: 'read' });
+    for (const { jobs } of [release, staging])
+      for (const [name, job] of Object.entries(jobs)) {
+        if (job.uses) continue;
+        const stage = /^(?:deploy|smoke)-(staging|production)$/.exec(name)?.[1] as 'staging' | 'production' | undefined;
+        expect(job.permissions?.['id-token'], name).toBe(stage ? 'write' : undefined);
+        expect(roleOf(job), name).toBe(stage ? CI_ROLES.deploy(stage) : undefined);
+      }
+  });
+
   it('runs the CI checks first', () => {
-    expect(runs(jobs.checks!)).toContain('bash .ci/run');
+    expect(runs(staging.jobs.checks!)).toContain('bash .ci/run');
   });
 });
 
 describe('every workflow', () => {
   it('pins every action by full commit SHA, with its version as a comment', () => {
-    for (const file of ['ci.yml', 'deliver.yml']) {
+    for (const file of WORKFLOW_FILES) {
       const text = readFileSync(new URL(`../../.github/workflows/${file}`, import.meta.url), 'utf8');
       const uses = [...text.matchAll(/uses:\s*(\S+)(.*)$/gm)];
       expect(uses.length, file).toBeGreaterThan(0);
       for (const [, action, rest] of uses) {
+        // A reusable workflow of this repository runs at the run's own commit: nothing to pin.
+        if (action!.startsWith('./.github/workflows/')) continue;
         expect(action, file).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
         expect(rest, `${file}: ${action}`).toMatch(/^ # v\d+\.\d+\.\d+$/);
       }

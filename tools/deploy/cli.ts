@@ -2,7 +2,7 @@
 // cdk.out.first] [--outputs-file outputs.json] [--dry-run]: the one command that deploys a stage,
 // first time or not (docs/deploying.md). It asks CloudFormation whether the stack exists, with
 // the caller's credentials and region, and runs the plan of tools/deploy/plan.ts; --dry-run
-// prints the plan and runs nothing. The pipeline (.github/workflows/deliver.yml) runs it too.
+// prints the plan and runs nothing. The pipeline (.github/workflows/staging.yml, release.yml) runs it too.
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';

@@ -69,7 +69,7 @@ export const decide = async (
 };
 
 /** The CI stack's roles, as its template makes them. */
-const ciRoles = (ci: CfnTemplate): Role[] =>
+export const ciRoles = (ci: CfnTemplate): Role[] =>
   Object.entries(ci.Resources)
     .filter(([, r]) => r.Type === 'AWS::IAM::Role')
     .map(([id, r]) => {
