@@ -1,11 +1,16 @@
 // The side-by-side parts' printed tables and their targets (issue 30's), for `npm run bench`.
 import type { OperationId } from '../../shared/api/routes.ts';
+import { operationLoads } from '../../tools/capacity.ts';
 import type { Comparison } from './side-by-side.ts';
 import { atLeast, atMost, counts, round, type Target, table } from './stats.ts';
 
+/**
+ * DynamoDB requests per API request at `npm start`'s defaults, key lookups included (cached):
+ * each operation's as the capacity plan counts them (tools/capacity.ts), one home for both.
+ */
+const DYNAMODB_REQUESTS = Object.fromEntries(operationLoads(1, 1024).map((l) => [l.operation, l.dynamodbRequests]));
+
 const T = {
-  /** DynamoDB requests per API request at `npm start`'s defaults, key lookups included: every operation's. */
-  dynamodbRequests: { getPet: 1, listPets: 1, createPet: 1.01 } satisfies Record<OperationId, number>,
   readRpsRatioAtLeast: 0.85,
   createRpsRatioAtLeast: 0.8,
   readCpuRatioAtMost: 1.2,
@@ -24,12 +29,12 @@ export const serverTargets = (c: Comparison): Target[] => {
   const ratio = c.ratios[user.name]!;
   if (c.connections === 1)
     return [atMost(`${name}: p50 − bare p50 (ms)`, round(user.p50.median - bare.p50.median), T.singleP50DeltaMs)];
-  const operation = c.name.split(' ')[0] as keyof typeof T.dynamodbRequests;
+  const operation = c.name.split(' ')[0] as OperationId;
   const create = operation === 'createPet';
   // DynamoDB requests to two digits, as the target is given: one id block of 100 per container is 1.01 over a long run.
   const dynamodb = round(user.dynamodbPerRequest);
   return [
-    atMost(`${name}: DynamoDB requests per API request`, dynamodb, T.dynamodbRequests[operation]),
+    atMost(`${name}: DynamoDB requests per API request`, dynamodb, DYNAMODB_REQUESTS[operation]!),
     atLeast(`${name}: req/s ÷ bare`, ratio.rps.median, create ? T.createRpsRatioAtLeast : T.readRpsRatioAtLeast),
     atMost(`${name}: p99 ÷ bare`, ratio.p99.median, T.p99RatioAtMost),
     ...(create ? [] : [atMost(`${name}: CPU/request ÷ bare`, ratio.cpu.median, T.readCpuRatioAtMost)]),
