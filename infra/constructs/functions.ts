@@ -14,6 +14,7 @@ import {
   routes,
 } from '../../shared/api/routes.ts';
 import { rateLimitsEnv } from '../../shared/domain/api-keys.ts';
+import { SHARD_RECORD_KEY } from '../../shared/dynamodb/shard-count.ts';
 import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV, EXTENSION_CACHE_SECONDS } from '../../shared/lambda/cursor-secret.ts';
@@ -40,6 +41,10 @@ const CONDITIONS: Partial<Record<FunctionName, Partial<Record<DynamoDBAction, Co
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
     },
+  },
+  listPets: {
+    // Its one GetItem: the counters table's shard record (shard-count.ts), no other counter.
+    GetItem: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [SHARD_RECORD_KEY] } },
   },
 };
 

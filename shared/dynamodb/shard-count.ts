@@ -26,7 +26,7 @@ import {
 import { withAvailability } from './client.ts';
 
 /** The counters table's item that records the most shards the status index was written with. */
-const SHARD_RECORD_KEY = 'statusIndexShards';
+export const SHARD_RECORD_KEY = 'statusIndexShards';
 /** How long a reader trusts the record it read last. */
 const RECORD_REFRESH_MS = 1000;
 

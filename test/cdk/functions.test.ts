@@ -147,6 +147,8 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
         'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyHash', 'lastUsedAt'] },
         StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
       },
+      // The shard record's item alone (its partition key value: shared/dynamodb/shard-count.ts).
+      'listPets GetItem': { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['statusIndexShards'] } },
     };
     /** The calls each function's entry lists (shared/api/routes.ts), each on exactly its table or index. */
     const listed = (name: FunctionName) =>
@@ -166,7 +168,7 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     expect(listed('listPets')).toEqual([
       `Allow dynamodb:Query ${arn(tableIds.pets!)}/index/byStatusShard`,
       `Allow dynamodb:Scan ${arn(tableIds.pets!)}`,
-      `Allow dynamodb:GetItem ${arn(tableIds.counters!)}`,
+      `Allow dynamodb:GetItem ${arn(tableIds.counters!)} if ${JSON.stringify(conditions['listPets GetItem'])}`,
     ]);
     for (const name of FUNCTION_NAMES) {
       const logGroup = arn(ids().functions[name].logGroup);

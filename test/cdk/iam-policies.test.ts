@@ -208,6 +208,13 @@ describe("each function's role: what its code calls, and nothing else", () => {
         expect(await decide(template, authorizer, 'dynamodb:UpdateItem', tables[other]!), other).toBe(
           'ImplicitlyDenied',
         );
+      // listPets reads the shard record and no other counter (DynamoDB names the item's partition
+      // key value in dynamodb:LeadingKeys).
+      const listPets = index.functions.listPets.role;
+      const read = (counter: string) =>
+        decide(template, listPets, 'dynamodb:GetItem', tables.counters!, { 'dynamodb:LeadingKeys': [counter] });
+      expect(await read('statusIndexShards')).toBe('Allowed');
+      expect(await read('petId')).toBe('ImplicitlyDenied');
     },
     120_000,
   );
