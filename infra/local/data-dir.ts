@@ -12,9 +12,16 @@ import { join, resolve } from 'node:path';
 
 export interface LockInfo {
   pid: number;
+  /**
+   * When that process started (processStart): a PID is reused, by the next boot most likely, and
+   * a lock whose PID now names another process is stale. Absent where there is no /proc.
+   */
+  started?: string;
   owner: 'server' | 'key tool';
   /** Set by the server once its embedded DynamoDB listens. */
   dynamodbAddress?: string;
+  /** Its Unix socket (dynamodb-socket.ts), set with the address. */
+  dynamodbSocket?: string;
   /** Set by the server once its management endpoint listens (infra/local/management.ts). */
   managementEndpoint?: string;
 }
@@ -31,31 +38,53 @@ export class DataDirInUseError extends Error {
 
 const lockPath = (dir: string) => join(dir, 'owner.lock');
 
-/** A zombie (exited, not yet reaped by its parent) still answers signal 0 but holds nothing. */
-const isZombie = (pid: number): boolean => {
+/** Linux's /proc/<pid>/stat fields after the command name (in parentheses, which may itself hold spaces). */
+const statFields = (pid: number): string[] | undefined => {
   try {
-    // Linux: the state follows the command name in parentheses, which may itself hold spaces.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return false; // no /proc (macOS): signal 0 decides alone
+    return undefined; // no /proc (macOS), or no such process
   }
 };
 
-const isAlive = (pid: number): boolean => {
+const bootId = (): string | undefined => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * What tells process `pid` from a later one with the same PID: the boot it runs in and its start
+ * time in clock ticks since that boot (proc(5), /proc/<pid>/stat field 22). Undefined without /proc.
+ */
+export const processStart = (pid: number): string | undefined => {
+  const started = statFields(pid)?.[19]; // field 22; the list starts at field 3, the state
+  const boot = bootId();
+  return started === undefined || boot === undefined ? undefined : `${boot}/${started}`;
+};
+
+/** True when `holder` names a live process that is the one that wrote the lock. */
+const isAlive = ({ pid, started }: LockInfo): boolean => {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  return !isZombie(pid);
+  const fields = statFields(pid);
+  if (!fields) return true; // no /proc (macOS): signal 0 decides alone
+  // A zombie (exited, not yet reaped by its parent) still answers signal 0 but holds nothing.
+  if (fields[0] === 'Z') return false;
+  return started === undefined || started === processStart(pid);
 };
 
-/** The live owner of `dir`, if any. */
+/** The live owner of `dir`, if any: a lock whose process is gone, or whose PID another process now has, is stale. */
 export const readOwner = (dir: string): LockInfo | undefined => {
   try {
     const info = JSON.parse(readFileSync(lockPath(dir), 'utf8')) as LockInfo;
-    return isAlive(info.pid) ? info : undefined;
+    return isAlive(info) ? info : undefined;
   } catch {
     return undefined;
   }
@@ -118,7 +147,8 @@ const keepPrivate = (dir: string): string | undefined => {
 export const lockDataDir = (dataDir: string, owner: LockInfo['owner']): DataDirLock => {
   const dir = resolve(dataDir);
   const created = keepPrivate(dir); // the first directory made, when `dir` or its parents were new
-  let info: LockInfo = { pid: process.pid, owner };
+  const started = processStart(process.pid);
+  let info: LockInfo = { pid: process.pid, ...(started && { started }), owner };
   for (let attempt = 0; ; attempt++) {
     try {
       writeFileSync(lockPath(dir), JSON.stringify(info), { flag: 'wx' }); // atomic: fails if it exists

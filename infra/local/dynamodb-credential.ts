@@ -1,20 +1,26 @@
-// The embedded DynamoDB's credential. dynalite checks only that a request is signed,
-// not with what; on loopback any local user could then read and write the tables,
-// mint keys or un-revoke them. Here each request's Signature Version 4 is verified
-// against a secret kept in the data directory (0600, data-dir.ts) before dynalite
-// sees the request, as DynamoDB verifies it against the caller's secret access key.
+// The embedded DynamoDB's credential, for what reaches it over TCP. dynalite checks only that a
+// request is signed, not with what; on loopback any local user could then read and write the
+// tables, mint keys or un-revoke them. Here each request's Signature Version 4 is verified
+// against the store's secret before dynalite sees the request, as DynamoDB verifies it against
+// the caller's secret access key. The server's own functions and the key tool do not come this
+// way: they reach the store through a Unix socket in the data directory, which the file
+// system keeps its user's alone (dynamodb-socket.ts), and pay no check. The TCP port is for a
+// developer's tools (the AWS CLI, NoSQL Workbench: docs/local-dynamodb.md).
 //
-// A client reaches the store through one URL that carries the credential as user
-// info, `http://local:<secret>@127.0.0.1:<port>`, as a database URL carries its
-// password; localClientConfig and functionEnvironment split it for the SDK.
+// A client reaches the store through one URL that carries the credential as user info, and
+// the socket as `?socket=`, `http://local:<secret>@127.0.0.1:<port>?socket=<path>`, as a database
+// URL carries its password; localClientConfig and functionEnvironment split it for the SDK.
+//
+// The secret is new at every start and its file removed at the stop (embedded-dynamodb.ts), and a
+// request's X-Amz-Date must be within 15 minutes of the store's clock, as AWS requires: a request
+// captured once cannot be replayed after a restart or past the window.
 //
 // The port is any local user's to find (`ss -tln`), and a signature can only be checked
 // once the whole body is in, so the headers decide first whether a body is read at all.
 // The access key id (`local`) is no secret; the session token is: derived from the secret
 // (sessionTokenOf), it comes with every request as X-Amz-Security-Token, as the SDK sends
 // a temporary credential's token, and a request without it cannot come from anyone who
-// read the secret: it is refused unread. (A store from before this check ignores the
-// header, so a client of this checkout still reaches an earlier checkout's store: the bench.)
+// read the secret: it is refused unread.
 // What is read is capped per request (MAX_REQUEST_BYTES) and, across connections, by one
 // budget (BODIES_IN_FLIGHT_BYTES): 100 unsigned 15 MiB bodies, never finished, had grown
 // the server by 1.5 GB, and kept it.
@@ -36,17 +42,20 @@ const sessionTokenOf = (secret: string): string =>
 export interface DynamoDBConnection {
   /** The URL the SDK calls, without user info. */
   endpoint: string;
+  /** The Unix socket to connect to instead of the endpoint's port (dynamodb-socket.ts), if any. */
+  socketPath: string | undefined;
   secretAccessKey: string | undefined;
   /** The secret's session token (sessionTokenOf), when there is a secret. */
   sessionToken: string | undefined;
 }
 
-/** `url` with the secret as its user info. */
-export const withCredential = (url: string, secretAccessKey: string): string => {
+/** `url` with the secret as its user info, and the socket to reach it through. */
+export const withCredential = (url: string, secretAccessKey: string, socketPath?: string): string => {
   const parsed = new URL(url);
   parsed.username = LOCAL_ACCESS_KEY_ID;
   parsed.password = secretAccessKey;
-  return parsed.href.replace(/\/$/, '');
+  if (socketPath) parsed.searchParams.set('socket', socketPath);
+  return parsed.href.replace(/\/(\?|$)/, '$1');
 };
 
 /** The endpoint and credential of a connection URL (a URL without user info has none). */
@@ -55,8 +64,10 @@ export const parseConnection = (url: string): DynamoDBConnection => {
   const secretAccessKey = parsed.password ? decodeURIComponent(parsed.password) : undefined;
   parsed.username = '';
   parsed.password = '';
+  const socketPath = parsed.searchParams.get('socket') ?? undefined;
+  parsed.search = '';
   const sessionToken = secretAccessKey === undefined ? undefined : sessionTokenOf(secretAccessKey);
-  return { endpoint: parsed.href.replace(/\/$/, ''), secretAccessKey, sessionToken };
+  return { endpoint: parsed.href.replace(/\/$/, ''), socketPath, secretAccessKey, sessionToken };
 };
 
 const hmac = (key: string | Buffer | KeyObject, data: string) => createHmac('sha256', key).update(data).digest();
@@ -81,10 +92,24 @@ const signingKey = (secret: string, scope: string, date: string, region: string,
   return lastKey.key;
 };
 
+/** How far a request's X-Amz-Date may be from the store's clock, either way: AWS's 15 minutes. */
+const REQUEST_TIME_WINDOW_MS = 15 * 60 * 1000;
+const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+
+/** True when `amzDate` (X-Amz-Date, `YYYYMMDDTHHMMSSZ`) is within the window of now. */
+const isRecent = (amzDate: string): boolean => {
+  const parts = AMZ_DATE.exec(amzDate);
+  if (!parts) return false;
+  const [, year, month, day, hour, minute, second] = parts.map(Number) as number[];
+  const time = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!);
+  return Math.abs(Date.now() - time) <= REQUEST_TIME_WINDOW_MS;
+};
+
 /**
  * The parts of `req`'s Authorization header (access key id, date, region, service, signed
  * headers, signature) when, as far as headers tell, it may be signed with this store's secret:
- * a Signature Version 4 with `token` (compared in constant time) as its session token.
+ * a Signature Version 4 with `token` (compared in constant time) as its session token, dated
+ * within the window.
  * Undefined: no client that read the secret sent it, and its body need not be read to refuse it.
  */
 const claimOf = (req: IncomingMessage, token: Buffer): string[] | undefined => {
@@ -98,7 +123,11 @@ const claimOf = (req: IncomingMessage, token: Buffer): string[] | undefined => {
   )
     return undefined;
   const match = AUTHORIZATION.exec(req.headers.authorization ?? '');
-  if (!match || typeof req.headers['x-amz-date'] !== 'string' || !req.url || req.url.includes('?')) return undefined;
+  const date = req.headers['x-amz-date'];
+  if (!match || typeof date !== 'string' || !req.url || req.url.includes('?')) return undefined;
+  // Signed for the day it names, within the window: a captured request dies with it (AWS's rule,
+  // https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-signing-elements.html).
+  if (!isRecent(date) || !date.startsWith(match[2]!)) return undefined;
   return match[1] === LOCAL_ACCESS_KEY_ID ? (match as unknown as string[]) : undefined;
 };
 

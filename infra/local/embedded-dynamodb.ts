@@ -1,8 +1,11 @@
-// dynalite: the real DynamoDB API over HTTP, on loopback, with its data on disk, and
-// refusing every request not signed with the data directory's own secret
-// (dynamodb-credential.ts).
+// dynalite: the real DynamoDB API over HTTP with its data on disk, served on a Unix socket in
+// the data directory for the server's functions and the key tool (dynamodb-socket.ts), and on
+// loopback TCP for a developer's tools, refusing there every request not signed with the store's
+// secret (dynamodb-credential.ts). The secret is new at every start and removed at the stop.
 
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -15,8 +18,9 @@ import {
 import dynalite from 'dynalite';
 import { type TableDefinition, tables } from '../../shared/dynamodb/tables.ts';
 import { connectionBudget, limitConnections } from './connection-limit.ts';
-import { persistentSecret, readOwner } from './data-dir.ts';
+import { readOwner } from './data-dir.ts';
 import { requireCredential, withCredential } from './dynamodb-credential.ts';
+import { listenOnSocket, ownSocket, type StoreSocket, socketsSupported } from './dynamodb-socket.ts';
 import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes every Query's and Scan's iterator (dynalite 4.0.0 leaks them); bounds its reads
 import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item write: no phantom after a crash
@@ -25,19 +29,31 @@ import { finishTableCreation } from './dynalite-table-creation.ts';
 const SECRET_FILE = 'dynamodb-secret';
 
 export interface EmbeddedDynamoDB {
-  /** Where it listens, without the credential: what the lock file may show. */
+  /** Where it listens on TCP, without the credential: what the lock file may show. */
   address: string;
-  /** The address with the credential (dynamodb-credential.ts): what clients are given. */
+  /** Its Unix socket (dynamodb-socket.ts), where sockets exist: what the lock file shows too. */
+  socket: string | undefined;
+  /** The address with the credential and the socket (dynamodb-credential.ts): what clients are given. */
   endpoint: string;
   close(): Promise<void>;
 }
 
+/** A new secret for this start, readable by its owner only: a request signed before it is refused. */
+const freshSecret = (dataDir: string): string => {
+  const secret = randomBytes(32).toString('hex');
+  rmSync(join(dataDir, SECRET_FILE), { force: true }); // `mode` applies only to a file writeFileSync creates
+  writeFileSync(join(dataDir, SECRET_FILE), secret, { mode: 0o600 });
+  return secret;
+};
+
 export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDynamoDB> => {
-  const secret = persistentSecret(dataDir, SECRET_FILE);
+  const secret = freshSecret(dataDir);
   const path = join(dataDir, 'dynamodb');
   for (const table of await finishTableCreation(path))
     console.warn(`warning: table ${table} was left CREATING by a start that was killed; its creation is finished now`);
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const [store] = server.listeners('request') as RequestListener[];
+  const socket: StoreSocket | undefined = socketsSupported ? await listenOnSocket(dataDir, store!) : undefined;
   requireCredential(server, secret);
   limitConnections(server, { max: connectionBudget().dynamodb, name: 'embedded DynamoDB' }); // after: it replaces the request listener
   await new Promise<void>((resolve, reject) => {
@@ -48,21 +64,31 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
   const address = `http://127.0.0.1:${port}`;
   return {
     address,
-    endpoint: withCredential(address, secret),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    socket: socket?.path,
+    endpoint: withCredential(address, secret, socket?.path),
+    close: async () => {
+      await socket?.close(); // first: its requests are the store's, which the next line closes
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve())); // closes the LevelDB store too
         server.closeAllConnections(); // clients' keep-alive sockets would hold close() open
-      }),
+      });
+      rmSync(join(dataDir, SECRET_FILE), { force: true }); // dies with the server
+    },
   };
 };
 
-/** The running server's embedded DynamoDB (its URL with the credential), when a server holds `dataDir`. */
-export const runningDynamoDB = (dataDir: string): string | undefined => {
+/**
+ * The running server's embedded DynamoDB (its URL with the credential and, when the server has
+ * one, its socket), when a server holds `dataDir`. With `verified`, only through a socket that
+ * only this user's server can have made (ownSocket): what the key tool writes through.
+ */
+export const runningDynamoDB = (dataDir: string, { verified = false } = {}): string | undefined => {
   const owner = readOwner(dataDir);
   if (owner?.owner !== 'server' || !owner.dynamodbAddress) return undefined;
+  const socket = owner.dynamodbSocket;
+  if (verified && !(socket && ownSocket(socket))) return undefined;
   try {
-    return withCredential(owner.dynamodbAddress, readFileSync(join(dataDir, SECRET_FILE), 'utf8').trim());
+    return withCredential(owner.dynamodbAddress, readFileSync(join(dataDir, SECRET_FILE), 'utf8').trim(), socket);
   } catch {
     return undefined; // the server has not written it yet
   }

@@ -2,7 +2,7 @@
 // deployed: table names, Powertools settings, the cursor secret, and the embedded
 // DynamoDB's address and its credential. The in-process test harness uses it too.
 import { type RateLimits, rateLimitsEnv } from '../../shared/domain/api-keys.ts';
-import { REQUEST_TIMEOUT_ENV } from '../../shared/dynamodb/client.ts';
+import { REQUEST_TIMEOUT_ENV, SOCKET_PATH_ENV } from '../../shared/dynamodb/client.ts';
 import { STATUS_SHARDS_ENV } from '../../shared/dynamodb/status-shards.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ENV } from '../../shared/lambda/cursor-secret.ts';
@@ -17,20 +17,25 @@ export const LOCAL_AWS_ENV = {
   AWS_SECRET_ACCESS_KEY: 'local',
 } as const;
 
-/** The SDK's environment for the DynamoDB at `url` (with its credential as user info, if it has one). */
+/**
+ * The SDK's environment for the DynamoDB at `url` (with its credential as user info, if it has
+ * one), and the socket to reach it through (client.ts's SOCKET_PATH_ENV; unset: none, even when
+ * this process had one before).
+ */
 export const dynamodbEnvironment = (url: string) => {
-  const { endpoint, secretAccessKey, sessionToken } = parseConnection(url);
+  const { endpoint, socketPath, secretAccessKey, sessionToken } = parseConnection(url);
   return {
     ...LOCAL_AWS_ENV,
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_SECRET_ACCESS_KEY: secretAccessKey ?? LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
     ...(sessionToken !== undefined && { AWS_SESSION_TOKEN: sessionToken }),
+    [SOCKET_PATH_ENV]: socketPath ?? '', // '': none (Object.assign onto process.env would write "undefined")
   };
 };
 
-/** A DynamoDB client's settings for the DynamoDB at `url` (the embedded one's carries its credential). */
+/** A DynamoDB client's settings for the DynamoDB at `url` (the embedded one's carries its credential and socket). */
 export const localClientConfig = (url: string) => {
-  const { endpoint, secretAccessKey, sessionToken } = parseConnection(url);
+  const { endpoint, socketPath, secretAccessKey, sessionToken } = parseConnection(url);
   return {
     endpoint,
     region: LOCAL_AWS_ENV.AWS_REGION,
@@ -39,6 +44,7 @@ export const localClientConfig = (url: string) => {
       secretAccessKey: secretAccessKey ?? LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
       sessionToken,
     },
+    ...(socketPath && { requestHandler: { httpAgent: { socketPath } } }),
   };
 };
 

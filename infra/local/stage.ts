@@ -199,7 +199,7 @@ export const openLocalData = async (
   >,
 ): Promise<LocalData> => {
   const dynamodb = await startEmbeddedDynamoDB(lock.dir);
-  lock.update({ dynamodbAddress: dynamodb.address });
+  lock.update({ dynamodbAddress: dynamodb.address, dynamodbSocket: dynamodb.socket });
   await ensureTables(dynamodb.endpoint);
   const repaired = await repairAfterCrash(lock.dir, dynamodb.endpoint);
   const environment = functionEnvironment({
@@ -272,7 +272,7 @@ export const startLocalStage = async (options: LocalStageOptions): Promise<Local
     management = await startManagementEndpoint(lock.dir, {
       flushAuthorizerCache: stage.flushAuthorizerCache,
     });
-    lock.update({ dynamodbAddress: data.dynamodb.address, managementEndpoint: management.endpoint });
+    lock.update({ managementEndpoint: management.endpoint });
     opened.resolve();
     return {
       baseUrl: baseUrlOf(stage.server, options.host),

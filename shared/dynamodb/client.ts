@@ -8,7 +8,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { ConfiguredRetryStrategy } from '@smithy/util-retry';
-import { ServiceUnavailableError } from '../api/errors.ts';
 import { KeyObjectSha256 } from './sha256.ts';
 
 /**
@@ -38,6 +37,13 @@ export const DYNAMODB_TIME_BUDGET: TimeBudget = {
  * never have it and keep the budget above.
  */
 export const REQUEST_TIMEOUT_ENV = 'DYNAMODB_REQUEST_TIMEOUT_MS';
+
+/**
+ * Set by the local stage only: the Unix socket its embedded DynamoDB serves the functions on (the
+ * data directory's permissions guard it, infra/local/dynamodb-socket.ts). The endpoint's URL stays
+ * what the requests are signed for; the connections go to the socket.
+ */
+export const SOCKET_PATH_ENV = 'DYNAMODB_SOCKET_PATH';
 
 const budgetFromEnvironment = (): TimeBudget => {
   const requestTimeoutMs = Number(process.env[REQUEST_TIMEOUT_ENV]);
@@ -81,6 +87,8 @@ export const plainClient = (
   requestHandler?: DynamoDBClient['config']['requestHandler'],
 ): DynamoDBClient => {
   let signer: SignatureV4 | undefined;
+  // The environment's socket goes with the environment's endpoint, never with a connection given.
+  const socketPath = connection.endpoint === undefined ? process.env[SOCKET_PATH_ENV] || undefined : undefined;
   const client: DynamoDBClient = new DynamoDBClient({
     ...connection,
     retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
@@ -89,6 +97,8 @@ export const plainClient = (
       requestTimeout: budget.requestTimeoutMs,
       // Without it the SDK only logs a warning and the call waits on, past the budget.
       throwOnRequestTimeout: true,
+      // The SDK's own agent settings (keep-alive, 50 sockets) with the socket to connect to.
+      ...(socketPath && { httpAgent: { socketPath } }),
     },
     // The SDK's SHA-256 but for its HMAC key, made a KeyObject once (sha256.ts): ~12 µs a call on Node 24.
     sha256: KeyObjectSha256,
@@ -134,33 +144,3 @@ let sharedPlain: DynamoDBClient | undefined;
 /** The container's plain client (the animals' repository), made on first use and reused by every invocation. */
 export const dynamodbClient = (instrument?: ClientInstrumentation): DynamoDBClient =>
   (sharedPlain ??= containerClient(true, instrument));
-
-const UNAVAILABLE_ERRORS = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TimeoutError',
-]);
-const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** True when DynamoDB is throttling, failing on its side, or out of reach: worth a retry later. */
-export const isUnavailable = (error: unknown): boolean => {
-  if (!(error instanceof Error)) return false;
-  const { code, $metadata } = error as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
-  return (
-    UNAVAILABLE_ERRORS.has(error.name) ||
-    (code !== undefined && NETWORK_ERRORS.has(code)) ||
-    ($metadata?.httpStatusCode ?? 0) >= 500
-  );
-};
-
-/** Runs a DynamoDB call, turning unavailability into the typed 503 and leaving other faults as they are. */
-export const withAvailability = async <T>(call: () => Promise<T>): Promise<T> => {
-  try {
-    return await call();
-  } catch (error) {
-    throw isUnavailable(error) ? new ServiceUnavailableError(error) : error;
-  }
-};

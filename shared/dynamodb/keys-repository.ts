@@ -19,7 +19,7 @@ import {
   type NewKeyOptions,
   RotationRefused,
 } from '../domain/stores.ts';
-import { withAvailability } from './client.ts';
+import { withAvailability } from './availability.ts';
 
 interface KeyItem extends KeyRecord {
   keyHash: string;

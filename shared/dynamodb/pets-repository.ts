@@ -16,7 +16,7 @@ import type { Pet, PetStatus } from '../api/schemas.ts';
 import type { CursorCodec } from '../domain/cursor.ts';
 import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
 import type { PetsRepository } from '../domain/stores.ts';
-import { withAvailability } from './client.ts';
+import { withAvailability } from './availability.ts';
 import { putNewPet, updatePet } from './pet-writes.ts';
 import { createShardCount } from './shard-count.ts';
 import { statusShardKeys } from './status-shards.ts';

@@ -23,7 +23,7 @@ import {
   GetItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { withAvailability } from './client.ts';
+import { withAvailability } from './availability.ts';
 
 /** The counters table's item that records the most shards the status index was written with. */
 export const SHARD_RECORD_KEY = 'statusIndexShards';

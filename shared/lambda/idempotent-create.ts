@@ -12,7 +12,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ConflictError, ServiceUnavailableError, UnprocessableEntityError } from '../api/errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_WINDOW_SECONDS, IDEMPOTENT_REPLAYED_HEADER } from '../api/idempotency.ts';
-import { isUnavailable } from '../dynamodb/client.ts';
+import { isUnavailable } from '../dynamodb/availability.ts';
 import { documentClient } from '../dynamodb/document-client.ts';
 import { type Reservation, ReservingPersistenceLayer } from '../dynamodb/idempotency-records.ts';
 import { idempotencyTable, tableName } from '../dynamodb/tables.ts';

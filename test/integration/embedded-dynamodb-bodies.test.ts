@@ -27,8 +27,14 @@ const dataDir = newDataDir();
 let dynamodb: EmbeddedDynamoDB;
 let port: number;
 const clients: DynamoDBClient[] = [];
+/** The store's URL with its credential over TCP (not its socket): where any local user's requests arrive. */
+const overTcp = () => {
+  const url = new URL(dynamodb.endpoint);
+  url.searchParams.delete('socket');
+  return url.href;
+};
 const client = () => {
-  const made = new DynamoDBClient({ ...localClientConfig(dynamodb.endpoint), maxAttempts: 1 });
+  const made = new DynamoDBClient({ ...localClientConfig(overTcp()), maxAttempts: 1 });
   clients.push(made);
   return made;
 };
@@ -49,8 +55,10 @@ afterAll(async () => {
  * localClientConfig gives the SDK), and a signature nobody checked. Without `token`: what any
  * local user can write, the access key id (`local`) being no secret.
  */
-const signedLooking = (token = localClientConfig(dynamodb.endpoint).credentials.sessionToken) =>
-  `Authorization: AWS4-HMAC-SHA256 Credential=local/20250101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=${'0'.repeat(64)}\r\nX-Amz-Date: 20250101T000000Z\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n${token ? `X-Amz-Security-Token: ${token}\r\n` : ''}`;
+const signedLooking = (token = localClientConfig(dynamodb.endpoint).credentials.sessionToken) => {
+  const now = new Date().toISOString().replace(/[-:]|\.\d{3}/g, ''); // X-Amz-Date: within the store's window
+  return `Authorization: AWS4-HMAC-SHA256 Credential=local/${now.slice(0, 8)}/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=${'0'.repeat(64)}\r\nX-Amz-Date: ${now}\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n${token ? `X-Amz-Security-Token: ${token}\r\n` : ''}`;
+};
 
 interface Raw {
   socket: net.Socket;

@@ -1,5 +1,7 @@
-// The embedded DynamoDB answers only requests signed (Signature Version 4) with its data
-// directory's secret: not a made-up secret, not a signed request whose body was changed.
+// The embedded DynamoDB's TCP port answers only requests signed (Signature Version 4) with the
+// store's secret: not a made-up secret, not a signed request whose body was changed, not one
+// replayed past AWS's 15 minutes or after a restart. (Its Unix socket is the file system's to
+// guard: embedded-dynamodb-socket.test.ts.)
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -10,15 +12,23 @@ import { newDataDir } from '../../tools/harness/local-server.ts';
 
 const dataDir = newDataDir();
 let dynamodb: EmbeddedDynamoDB;
+/** The store's URL with its credential, over TCP: what a developer's tool is given. */
+let tcp: string;
 const clients: DynamoDBClient[] = [];
 const client = (url: string) => {
   const made = new DynamoDBClient({ ...localClientConfig(url), maxAttempts: 1 });
   clients.push(made);
   return made;
 };
+const overTcp = (url: string): string => {
+  const parsed = new URL(url);
+  parsed.searchParams.delete('socket');
+  return parsed.href;
+};
 
 beforeAll(async () => {
   dynamodb = await startEmbeddedDynamoDB(dataDir);
+  tcp = overTcp(dynamodb.endpoint);
 });
 afterAll(async () => {
   for (const made of clients) made.destroy();
@@ -27,14 +37,14 @@ afterAll(async () => {
 });
 
 test('a request signed with the secret is answered', async () => {
-  expect(dynamodb.endpoint).not.toBe(dynamodb.address);
-  await expect(client(dynamodb.endpoint).send(new ListTablesCommand({}))).resolves.toMatchObject({
+  expect(tcp).not.toBe(dynamodb.address);
+  await expect(client(tcp).send(new ListTablesCommand({}))).resolves.toMatchObject({
     TableNames: [],
   });
 });
 
 test('a request signed with another secret is refused', async () => {
-  const other = new URL(dynamodb.endpoint);
+  const other = new URL(tcp);
   other.password = 'local';
   await expect(client(other.href).send(new ListTablesCommand({}))).rejects.toMatchObject({
     name: 'UnrecognizedClientException',
@@ -45,7 +55,7 @@ test('a request signed with another secret is refused', async () => {
 });
 
 test('a signed request whose body was changed after signing is refused', async () => {
-  const tampering = client(dynamodb.endpoint);
+  const tampering = client(tcp);
   tampering.middlewareStack.addRelativeTo(
     (next: (args: any) => Promise<any>) => async (args: any) => {
       args.request.body = JSON.stringify({ Limit: 1 });
@@ -85,13 +95,13 @@ const withContentHashHeader = (made: DynamoDBClient, tamper: boolean) => {
 };
 
 test('a request that signs its body hash as x-amz-content-sha256 is answered', async () => {
-  await expect(
-    withContentHashHeader(client(dynamodb.endpoint), false).send(new ListTablesCommand({})),
-  ).resolves.toMatchObject({ TableNames: [] });
+  await expect(withContentHashHeader(client(tcp), false).send(new ListTablesCommand({}))).resolves.toMatchObject({
+    TableNames: [],
+  });
 });
 
 test('a signed x-amz-content-sha256 does not vouch for another body: the body is hashed as received', async () => {
   await expect(
-    withContentHashHeader(client(dynamodb.endpoint), true).send(new ListTablesCommand({ Limit: 5 })),
+    withContentHashHeader(client(tcp), true).send(new ListTablesCommand({ Limit: 5 })),
   ).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
 });

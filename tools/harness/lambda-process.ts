@@ -42,6 +42,8 @@ const lambdaProcessEnvironment = (options: LambdaProcessOptions) => {
   // libuv's thread pool).
   const endpoint = new URL(dynamodbEndpoint);
   if (endpoint.hostname === '127.0.0.1') endpoint.hostname = 'localhost';
+  // Over TCP, as deployed: the local stage's Unix socket (infra/local/dynamodb-socket.ts) is no Lambda's.
+  endpoint.searchParams.delete('socket');
   return {
     PATH: process.env.PATH,
     ...dynamodbEnvironment(endpoint.href),

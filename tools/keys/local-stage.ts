@@ -1,6 +1,9 @@
 // The key tool on stage `local`: through the running server's embedded DynamoDB when a
 // server holds the data directory, else by opening the directory itself (one process
-// at a time: two LevelDB writers would corrupt it).
+// at a time: two LevelDB writers would corrupt it). The server is the lock's only if the
+// lock's process is the one that wrote it (data-dir.ts: its start time), and the tool
+// writes only through the server's Unix socket, which only this user's server can have made
+// (dynamodb-socket.ts): never to a TCP port that another user may have bound since.
 
 import { Config, keyLimitsOf } from '../../infra/local/config.ts';
 import {
@@ -10,6 +13,7 @@ import {
   readOwner,
   refuseUnsafeDataDir,
 } from '../../infra/local/data-dir.ts';
+import { ownSocket } from '../../infra/local/dynamodb-socket.ts';
 import { ensureTables, runningDynamoDB, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
 import { flushAuthorizerCache } from '../../infra/local/management.ts';
@@ -34,7 +38,14 @@ const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Pro
   }
   const owner = readOwner(dataDir);
   if (owner?.owner === 'server') {
-    const dynamodb = runningDynamoDB(dataDir);
+    const socket = owner.dynamodbSocket;
+    if (owner.dynamodbAddress && !(socket && ownSocket(socket)))
+      fail(
+        socket
+          ? `the local server's socket ${socket} is not in a directory of yours alone, so it may not be the server's; ${RESTART}`
+          : `the local server (pid ${owner.pid}) has no socket of its own to be verified by; ${RESTART}`,
+      );
+    const dynamodb = runningDynamoDB(dataDir, { verified: true });
     if (!dynamodb) fail('the local server is starting; try again in a moment');
     // A revoke flushes the running server's authorizer cache before it returns, as a deployed
     // stage's flushes API Gateway's. Without a management endpoint yet, the server is not
