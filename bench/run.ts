@@ -2,8 +2,9 @@
 // prints tables and writes bench/results.json (figures: docs/performance.md).
 // 1. `npm start`'s server exactly as a user starts it (its defaults, no setting of ours) against
 //    a bare server making the same DynamoDB call and nothing else (its create a conditional put,
-//    every write synced, as durable as ours), each its own process on its own embedded DynamoDB
-//    holding 1,000 animals: 16 connections over 8 keys per route, then getPet on one; req/s, p50,
+//    every write synced, as durable as ours), on plain dynalite (the floor the targets are held
+//    to), and against the same bare server on our embedded DynamoDB (printed too), each its own
+//    process holding 1,000 animals: 16 connections over 8 keys per route, then getPet on one; req/s, p50,
 //    p99, CPU per request, the server process's RSS under load, 2 s after it and at rest, every answer's status
 //    (any but the route's, a 429 or a 415 say, fails the run), and DynamoDB requests per API
 //    request counted on the wire (key lookups included).
@@ -107,7 +108,7 @@ const sideBySide = async (
   sides: Side[],
   measured: Measured[],
   targets: Targets = () => [],
-  { memory = false } = {},
+  { memory = false, alsoAgainst = undefined as number | undefined } = {},
 ): Promise<Part> => {
   const names = sides.map(([name]) => name);
   const animals = sides.map(([, , count = SMALL_TABLE]) => count);
@@ -126,7 +127,7 @@ const sideBySide = async (
         const { status, spec } = typeof request === 'function' ? await request(server, animals[i]!) : request;
         return { name: names[i]!, server, request: (n: number) => withKey(server, spec(n), n), expectedStatus: status };
       });
-      comparisons.push(await compare(name, await Promise.all(compared), options));
+      comparisons.push(await compare(name, await Promise.all(compared), options, alsoAgainst));
     }
     const after = memory ? await memoryAfter(servers[1]!) : undefined;
     const memoryLine =
@@ -159,8 +160,9 @@ const server = async () => {
   for (const root of [undefined, ...others]) await warmCompileCache(root);
   return sideBySide(
     [
-      ['bare', startBareServer],
+      ['bare', () => startBareServer({ plain: true })],
       ['npm start', () => startUserServer({}, undefined, 8)],
+      ['bare (ours)', () => startBareServer()],
       ...others.map((dir): Side => [basename(dir), () => startUserServer({}, dir, 8)]),
     ],
     [
@@ -170,7 +172,7 @@ const server = async () => {
       ['getPet', getSeeded, { ...load, connections: 1 }],
     ],
     (comparisons, memory) => [...comparisons.flatMap(serverTargets), rssAtRestTarget(memory!.rssAtRestMB)],
-    { memory: true },
+    { memory: true, alsoAgainst: 2 },
   );
 };
 const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };

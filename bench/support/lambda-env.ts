@@ -121,12 +121,18 @@ export const prepareLambdaEnv = async () => {
   };
   return {
     /** A fresh host of the variant's function or of its floor, with its event; `run` throws if the last invocation failed. */
-    host: async ({ function: name, settings, tracing, bundle = built[name] }: Variant, side: 'floor' | 'function') => {
+    host: async (
+      { function: name, settings, tracing, bundle = built[name] }: Variant,
+      side: 'floor' | 'tuned floor' | 'function',
+    ) => {
       const host = await startLambdaProcess({
-        ...(side === 'floor' ? { bundle: floor, exportName: name } : { bundle }),
+        ...(side === 'function' ? { bundle } : { bundle: floor, exportName: name }),
         ...{ functionName: name, dynamodbEndpoint: dynamodb.endpoint, nodeOptions: NODE_OPTIONS_OF[settings] },
         tracing: tracing === 'off' ? undefined : { daemonAddress: daemon.address, sampled: tracing === 'sampled' },
-        environment: name === 'listPets' ? secretFromExtension : {},
+        environment: {
+          ...(name === 'listPets' && secretFromExtension),
+          ...(side === 'tuned floor' && { BENCH_FLOOR_CLIENT: 'functions' }), // bench/floor/handlers.ts
+        },
       });
       const run = async (invocations: number) => {
         const result = await host.invoke(events[name], invocations);

@@ -2,7 +2,8 @@
 // loaded (DynamoDB requests on the wire, CPU time, memory): `npm start`'s server exactly as a user
 // runs it (tools/harness/local-server.ts: its npm script's command and flags, every default), with
 // keys made as the key tool makes them, from this checkout or another (an earlier commit's worktree,
-// with its own code); and the bare one-call server (bare-server.ts), started the same way, no flags.
+// with its own code); and the bare one-call servers (plain-bare-server.ts on plain dynalite, bare-server.ts
+// on our embedded DynamoDB), started the same way, no flags.
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -52,9 +53,14 @@ export const warmCompileCache = async (root = REPOSITORY_ROOT): Promise<void> =>
   await disposeServer(await startLocalServer({}, { defaults: true, keepOutput: false, cwd: root }));
 };
 
-/** The bare one-call server (bare-server.ts), started as `npm start` is; it takes no key. */
-export const startBareServer = async () => {
-  const entry = fileURLToPath(new URL('./bare-server.ts', import.meta.url));
+/**
+ * A bare one-call server, started as `npm start` is; it takes no key. `plain`: on plain dynalite
+ * (plain-bare-server.ts, the independent floor); else on our embedded DynamoDB (bare-server.ts).
+ */
+export const startBareServer = async ({ plain = false } = {}) => {
+  const entry = fileURLToPath(
+    plain ? new URL('./plain-bare-server.ts', import.meta.url) : new URL('./bare-server.ts', import.meta.url),
+  );
   const server = await startLocalServer({}, { defaults: true, probe: true, nodeArgs, entry });
   return benchServer(server, /DynamoDB at (\S+)/.exec(server.output())![1]!, []);
 };

@@ -106,7 +106,8 @@ const figures = (side: Side, turns: Turn[]) => {
   };
 };
 
-export const compare = async (name: string, sides: Side[], options: LoadOptions) => {
+/** With `alsoAgainst` (a side's index), each side after it ÷ that side too (alsoRatios). */
+export const compare = async (name: string, sides: Side[], options: LoadOptions, alsoAgainst?: number) => {
   // Each side's warm-up rate sets how many requests make its turn of about roundSeconds.
   const amounts: number[] = [];
   for (const side of sides) {
@@ -115,8 +116,12 @@ export const compare = async (name: string, sides: Side[], options: LoadOptions)
   }
   const amountOf = (s: number) => ({ amount: amounts[s]! });
   const turns = await inTurns(sides.length, options.rounds, (s) => turn(sides[s]!, options.connections, amountOf(s)));
-  const ratiosOf = (measured: Turn[]) =>
-    Object.fromEntries(FIGURES.map((f) => [f, ratios(measured, turns[0]!, (t) => t[f])])) as Record<Figure, Spread>;
+  const ratiosOf = (measured: Turn[], reference = 0) =>
+    Object.fromEntries(FIGURES.map((f) => [f, ratios(measured, turns[reference]!, (t) => t[f])])) as Record<
+      Figure,
+      Spread
+    >;
+  const also = alsoAgainst === undefined ? [] : sides.map((side, s) => [side, s] as const).slice(alsoAgainst + 1);
   return {
     name,
     connections: options.connections,
@@ -124,6 +129,9 @@ export const compare = async (name: string, sides: Side[], options: LoadOptions)
     sides: sides.map((side, s) => figures(side, turns[s]!)),
     /** Each other side ÷ the reference, round by round, by the side's name. */
     ratios: Object.fromEntries(sides.slice(1).map((side, s) => [side.name, ratiosOf(turns[s + 1]!)])),
+    /** Each side after `alsoAgainst` ÷ it, by the side's name; the reference is `alsoReference`. */
+    alsoRatios: Object.fromEntries(also.map(([side, s]) => [side.name, ratiosOf(turns[s]!, alsoAgainst)])),
+    alsoReference: alsoAgainst === undefined ? undefined : sides[alsoAgainst]!.name,
   };
 };
 export type Comparison = Awaited<ReturnType<typeof compare>>;

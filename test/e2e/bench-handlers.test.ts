@@ -19,7 +19,7 @@ test('bench:handlers runs every function and its floor in its set-up without a f
   const result = spawnSync(process.execPath, words, {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 90_000,
+    timeout: 135_000, // three processes a function: the floor, the floor with the functions' client, the function
     env: {
       ...process.env,
       HANDLER_ROUNDS: '1',
@@ -31,4 +31,4 @@ test('bench:handlers runs every function and its floor in its set-up without a f
   expect(result.status, result.stderr + result.stdout.slice(-2000)).toBe(0);
   for (const name of FUNCTION_NAMES)
     expect(result.stdout).toMatch(new RegExp(`${name} alone, production, tracing off: CPU/inv\\. ÷ floor`));
-}, 120_000);
+}, 180_000);
