@@ -21,6 +21,7 @@ import { connectionBudget, limitConnections } from './connection-limit.ts';
 import { readOwner } from './data-dir.ts';
 import { requireCredential, withCredential } from './dynamodb-credential.ts';
 import { listenOnSocket, ownSocket, type StoreSocket, socketsSupported } from './dynamodb-socket.ts';
+import { removeToolProfile, writeToolProfile } from './dynamodb-tool-profile.ts';
 import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes every Query's and Scan's iterator (dynalite 4.0.0 leaks them); bounds its reads
 import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item write: no phantom after a crash
@@ -62,6 +63,7 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
   });
   const { port } = server.address() as AddressInfo;
   const address = `http://127.0.0.1:${port}`;
+  writeToolProfile(dataDir, withCredential(address, secret));
   return {
     address,
     socket: socket?.path,
@@ -73,6 +75,7 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
         server.closeAllConnections(); // clients' keep-alive sockets would hold close() open
       });
       rmSync(join(dataDir, SECRET_FILE), { force: true }); // dies with the server
+      removeToolProfile(dataDir);
     },
   };
 };
