@@ -8,6 +8,8 @@ interface WireRequest {
   /** `PutItem`, `GetItem`… from X-Amz-Target. */
   operation: string;
   table: string;
+  /** The index a Query or Scan reads, when it reads one. */
+  index?: string;
 }
 
 export interface DynamoDBProxy {
@@ -45,10 +47,17 @@ export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy>
   const server = createServer(async (req, res) => {
     const body = await readAll(req);
     let table = 'unknown';
+    let index: string | undefined;
     try {
-      table = String((JSON.parse(body.toString('utf8')) as { TableName?: string }).TableName ?? 'unknown');
+      const { TableName, IndexName } = JSON.parse(body.toString('utf8')) as { TableName?: string; IndexName?: string };
+      table = String(TableName ?? 'unknown');
+      index = IndexName;
     } catch {}
-    const wire = { operation: String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, ''), table };
+    const wire = {
+      operation: String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, ''),
+      table,
+      ...(index !== undefined && { index }),
+    };
     proxy.requests.push(wire);
     const fail = () => {
       res.writeHead(500, { 'Content-Type': 'application/x-amz-json-1.0' });
