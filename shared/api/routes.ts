@@ -6,7 +6,7 @@
 // The route table: the CDK API, the local server, the OpenAPI document and the typed
 // client are all generated from it, so a route exists everywhere or nowhere.
 
-import type { BodySchemaName } from './schemas.ts';
+import type { BodySchemaName, QuerySchemaName } from './schemas.ts';
 
 export const API_VERSION_PATH = '/v1';
 
@@ -63,8 +63,8 @@ interface RouteEntry {
   readonly summary: string;
   /** The least scope of key that may call it: a `write` key may call every operation, a `read` key the `read` ones. */
   readonly scope: KeyScope;
-  /** It reads query parameters (a malformed one is a 400). */
-  readonly query?: true;
+  /** It reads query parameters of this schema (shared/api/schemas.ts, querySchemas): a malformed one is a 400. */
+  readonly query?: QuerySchemaName;
   /** It takes a JSON body of this schema (shared/api/schemas.ts, bodySchemas): 400, 413 and 415 are then its answers too. */
   readonly body?: BodySchemaName;
   /**
@@ -94,7 +94,7 @@ const ENTRIES = [
     entry: 'functions/list-pets.ts',
     summary: 'List animals',
     scope: 'read',
-    query: true,
+    query: 'ListPetsQuery',
     statuses: [200],
     dynamodb: [
       { table: 'pets', index: 'byStatusShard', actions: ['Query'] },
@@ -176,7 +176,7 @@ const COMMON_STATUSES = [401, 429, 500, 502, 503, 504] as const;
  * path parameter, 413 and 415 for a body, and the common ones.
  */
 export const answers = (r: Route): number[] => {
-  const input = r.query === true || r.body !== undefined || pathParameters(r).length > 0;
+  const input = r.query !== undefined || r.body !== undefined || pathParameters(r).length > 0;
   return [
     ...r.statuses,
     ...(input ? [400] : []),

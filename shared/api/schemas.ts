@@ -153,6 +153,14 @@ export const ListPetsQuery = /* @__PURE__ */ (() =>
   }))();
 export type ListPetsQuery = z.output<typeof ListPetsQuery>;
 
+/**
+ * Every query an operation reads, by name: a route entry's `query` is one of these names
+ * (shared/api/routes.ts), so the fuzzing knows each operation's parameters. A name, as for
+ * bodySchemas, so that the route table carries no schema into every bundle.
+ */
+export const querySchemas = /* @__PURE__ */ (() => ({ ListPetsQuery }))();
+export type QuerySchemaName = keyof typeof querySchemas;
+
 const petIdMessage = `must be a positive integer from 1 to ${MAX_ID} without sign or leading zeros`;
 export const PetIdParams = /* @__PURE__ */ (() =>
   z.object({

@@ -3,7 +3,7 @@
 // including oversized ones. Only what node:http can put on the wire is generated.
 import fc from 'fast-check';
 import { pathParameters, type Route, resourcePath, routes } from '../../../shared/api/routes.ts';
-import { LIMIT_MAX, ListPetsQuery, MAX_ID, NAME_MAX_LENGTH } from '../../../shared/api/schemas.ts';
+import { LIMIT_MAX, MAX_ID, NAME_MAX_LENGTH, querySchemas } from '../../../shared/api/schemas.ts';
 import { MAX_BODY_BYTES } from '../../../shared/lambda/middleware.ts';
 
 export interface FuzzRequest {
@@ -64,9 +64,14 @@ const parameterSegment = fc.oneof(
   { weight: 1, arbitrary: oversized },
 );
 
+/** Every query parameter some operation reads (its route entry's query schema). */
+const QUERY_NAMES = [
+  ...new Set(routes.flatMap((r) => (r.query === undefined ? [] : Object.keys(querySchemas[r.query].shape)))),
+];
+
 const queryParameter = fc.tuple(
   fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(...Object.keys(ListPetsQuery.shape)) },
+    { weight: 6, arbitrary: fc.constantFrom(...QUERY_NAMES) },
     { weight: 1, arbitrary: prototypeNames },
     { weight: 1, arbitrary: encodedText(10) },
     { weight: 1, arbitrary: brokenEncoding },
