@@ -11,7 +11,8 @@ const git = (...args: string[]): string =>
 
 let commit: string | undefined;
 
-const fromGit = (): string => {
+/** The work tree's commit now, uncached: what `npm run dev` names on each reload, since saves change it. */
+export const treeCommit = (): string => {
   try {
     const head = git('rev-parse', '--short=12', 'HEAD');
     return git('status', '--porcelain', '--untracked-files=no') ? `${head}-dirty` : head;
@@ -25,7 +26,7 @@ const fromGit = (): string => {
  * no .git, such as an export), else from git; `unknown` when neither can tell.
  */
 export const buildCommit = (): string => {
-  commit ??= process.env[SOURCE_COMMIT_ENV] || fromGit();
+  commit ??= process.env[SOURCE_COMMIT_ENV] || treeCommit();
   return commit;
 };
 

@@ -13,7 +13,8 @@ import type { Socket } from 'node:net';
 export type ToGeneration =
   /** The packages to import ahead (URLs): what the last generation imported. */
   | { type: 'warm'; packages: string[] }
-  | { type: 'load' }
+  /** `commit`: the work tree's as the code is loaded (a save makes a clean tree dirty), for every line to name. */
+  | { type: 'load'; commit: string }
   | { type: 'connection' }
   | { type: 'flush' }
   /** Reload: answer what comes on the connections it has, closing each after its answer. Stop: close idle ones now. */
@@ -98,6 +99,8 @@ const onMessage = (message: ToGeneration) => {
     })();
   } else if (message.type === 'load') {
     process.off('message', onMessage);
+    // shared/observability/source-commit.ts's variable, by name: nothing of the project is imported before 'load'.
+    process.env.PETSTORE_COMMIT = message.commit;
     warmed.then(load).catch((error: Error) => {
       tell({ type: 'failed', message: error.stack ?? error.message });
       process.exit(1);

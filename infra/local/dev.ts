@@ -13,11 +13,16 @@ import { once } from 'node:events';
 import { flushCompileCache } from 'node:module';
 import { createServer, type Socket } from 'node:net';
 import { watch } from 'chokidar';
+import { SOURCE_COMMIT_ENV } from '../../shared/observability/source-commit.ts';
+import { treeCommit } from '../source-commit.ts';
 import { lockDataDir } from './data-dir.ts';
 import type { FromGeneration, ToGeneration } from './dev-generation.ts';
 import { startManagementEndpoint } from './management.ts';
 import { cannotStart, failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
 import { baseUrlOf, type LocalData, listen, openLocalData } from './stage.ts';
+
+/** A commit given by hand (a tree without .git) holds for every reload; otherwise git says, each time. */
+const GIVEN_COMMIT = process.env[SOURCE_COMMIT_ENV];
 
 const COMMAND = 'npm run dev';
 /** What a change under these (relative to the working directory) reloads. */
@@ -166,7 +171,8 @@ const reload = (why: string) => {
   if (why) console.log(`${COMMAND}: ${why} changed, reloading`);
   loading = spare ?? spawnGeneration();
   spare = undefined;
-  loading.send({ type: 'load' });
+  // The code about to load is the tree as saved now: its lines name that, not the start's commit.
+  loading.send({ type: 'load', commit: GIVEN_COMMIT || treeCommit() });
 };
 
 const management = await startManagementEndpoint(lock!.dir, {
