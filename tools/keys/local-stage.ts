@@ -13,7 +13,7 @@ import {
   readOwner,
   refuseUnsafeDataDir,
 } from '../../infra/local/data-dir.ts';
-import { ownSocket } from '../../infra/local/dynamodb-socket.ts';
+import { ownSocket, socketsSupported } from '../../infra/local/dynamodb-socket.ts';
 import { ensureTables, runningDynamoDB, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
 import { flushAuthorizerCache } from '../../infra/local/management.ts';
@@ -39,13 +39,15 @@ const withLocalKeys = async <T>(work: (keys: KeysRepository) => Promise<T>): Pro
   const owner = readOwner(dataDir);
   if (owner?.owner === 'server') {
     const socket = owner.dynamodbSocket;
-    if (owner.dynamodbAddress && !(socket && ownSocket(socket)))
+    // Where there are no Unix sockets (Windows) the store has TCP alone, and the lock's start time vouches for it.
+    const verified = socketsSupported;
+    if (verified && owner.dynamodbAddress && !(socket && ownSocket(socket)))
       fail(
         socket
           ? `the local server's socket ${socket} is not in a directory of yours alone, so it may not be the server's; ${RESTART}`
           : `the local server (pid ${owner.pid}) has no socket of its own to be verified by; ${RESTART}`,
       );
-    const dynamodb = runningDynamoDB(dataDir, { verified: true });
+    const dynamodb = runningDynamoDB(dataDir, { verified });
     if (!dynamodb) fail('the local server is starting; try again in a moment');
     // A revoke flushes the running server's authorizer cache before it returns, as a deployed
     // stage's flushes API Gateway's. Without a management endpoint yet, the server is not
