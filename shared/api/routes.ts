@@ -99,7 +99,7 @@ const ENTRIES = [
     dynamodb: [
       { table: 'pets', index: 'byStatusShard', actions: ['Query'] },
       { table: 'pets', actions: ['Scan'] },
-      // The most shards any writer used (shared/dynamodb/shard-count.ts), once a second at most.
+      // The most shards any writer used (shared/dynamodb/shard-count.ts), twice a second at most.
       { table: 'counters', actions: ['GetItem'] },
     ],
   },

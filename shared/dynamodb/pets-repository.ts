@@ -31,6 +31,8 @@ export interface PetsRepositoryOptions {
   ids?: IdAllocator;
   /** N of the status index (status-shards.ts); 1 by default. Reads cover at least the most any writer used (shard-count.ts). */
   statusShards?: number;
+  /** Told when a listing's best-effort re-read of the shard record failed (shard-count.ts). */
+  onShardRefreshFailure?: (error: unknown) => void;
 }
 
 const PET_ID_COUNTER = 'petId';
@@ -45,7 +47,7 @@ const toPet = (item: Record<string, AttributeValue>): Pet => {
 export const createPetsRepository = (options: PetsRepositoryOptions): PetsRepository => {
   const { client, petsTableName, countersTableName, cursors } = options;
   const shards = options.statusShards ?? 1;
-  const shardCount = createShardCount(client, countersTableName, shards);
+  const shardCount = createShardCount(client, countersTableName, shards, options.onShardRefreshFailure);
 
   const ids =
     options.ids ??
@@ -121,32 +123,27 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
         return pageOf(pets, Items.length > limit || LastEvaluatedKey !== undefined, null);
       }
       // Every shard, each from just after the cursor, in parallel: a page waits for the slowest one.
-      // The shards any writer used (shard-count.ts): those known now, and in parallel, when the
-      // record is due for a re-read, those it adds.
-      const queryShards = (from: number, to: number) =>
-        Promise.all(
-          statusShardKeys(status, to)
-            .slice(from)
-            .map((key) =>
-              withAvailability(() =>
-                client.send(
-                  new QueryCommand({
-                    ...common,
-                    IndexName: STATUS_INDEX,
-                    KeyConditionExpression: '#shard = :shard',
-                    ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE },
-                    ExpressionAttributeValues: marshall({ ':shard': key }),
-                    ...(after !== undefined && {
-                      ExclusiveStartKey: marshall({ [STATUS_SHARD_ATTRIBUTE]: key, id: after }),
-                    }),
+      // The shards any writer used (shard-count.ts), none of them still asked once this answers.
+      const shardPages = await shardCount.cover((from, to) =>
+        statusShardKeys(status, to)
+          .slice(from)
+          .map((key) =>
+            withAvailability(() =>
+              client.send(
+                new QueryCommand({
+                  ...common,
+                  IndexName: STATUS_INDEX,
+                  KeyConditionExpression: '#shard = :shard',
+                  ExpressionAttributeNames: { '#shard': STATUS_SHARD_ATTRIBUTE },
+                  ExpressionAttributeValues: marshall({ ':shard': key }),
+                  ...(after !== undefined && {
+                    ExclusiveStartKey: marshall({ [STATUS_SHARD_ATTRIBUTE]: key, id: after }),
                   }),
-                ),
+                }),
               ),
             ),
-        );
-      const known = shardCount.known();
-      const [latest, knownPages] = await Promise.all([shardCount.current(), queryShards(0, known)]);
-      const shardPages = latest > known ? [...knownPages, ...(await queryShards(known, latest))] : knownPages;
+          ),
+      );
       return merged(shardPages, limit, status);
     },
   };

@@ -7,16 +7,30 @@
 // - A writer with N > 1 raises it to N (a conditional update that never lowers it) once per
 //   container, BEFORE its first put: no item is ever on shard s unless the record said s + 1 or
 //   more before that item was written.
-// - A reader covers max(its own N, the record). It reads the record (strongly consistent) at most
-//   once per RECORD_REFRESH_MS, in parallel with the shards it already knows, and queries the
-//   shards the record adds when it grew: no DynamoDB call per request, no wait.
+// - A reader covers max(its own N, the record). It re-reads the record (strongly consistent)
+//   when its last successful read is RECORD_REFRESH_MS old, in parallel with the shards it
+//   already knows, and queries the shards the record adds when it grew: no DynamoDB call per
+//   request, no wait.
 //
 // Staleness: an item on a shard the reader does not know yet was written after the record was
-// raised for it, hence after the reader's last read of the record (a strongly consistent read
-// sees every write acknowledged before it) or while that read was in flight. Such an item misses
-// the listings of a container for at most RECORD_REFRESH_MS after the raise (then it is read,
-// and never unread), within the time a new animal may already lag in the index (docs/api.md:
-// Freshness). Animals written before any raise the reader missed are on shards it covers.
+// raised for it, hence after the start of the reader's last successful read of the record (a
+// strongly consistent read sees every write acknowledged before it). So a listing whose count
+// comes from a read started less than RECORD_TRUST_MS ago misses only animals written on a shard
+// raised less than RECORD_TRUST_MS ago, within the time a new animal may already lag in the
+// index (docs/api.md: Freshness); animals written before any raise it missed are on shards it
+// covers.
+//
+// A failing re-read (docs/capacity.md): between RECORD_REFRESH_MS and RECORD_TRUST_MS after the
+// last successful read it is best effort: the listing answers with the count it knows (still
+// within the bound above), the failure is logged (onRefreshFailure), and the next listing tries
+// again. (The re-read keeps the client's retries, as the listing's Queries do: in parallel with
+// them, they seldom add to its time, and a container that must read the record needs them
+// against a passing throttle.) Past RECORD_TRUST_MS, and in a container that never read the record, the count it knows
+// proves nothing (after a rollback to N = 1 it is 1, and most animals are on other shards): the
+// listing needs the read, and fails with it (a 503 when DynamoDB is unavailable) rather than
+// answer without animals it has. Either way, a listing answers only once every request it
+// started has settled, retries included: none is still in flight after it answered (in Lambda,
+// one would be frozen with the container and resume, or fail, in another invocation).
 import {
   ConditionalCheckFailedException,
   type DynamoDBClient,
@@ -27,41 +41,83 @@ import { withAvailability } from './availability.ts';
 
 /** The counters table's item that records the most shards the status index was written with. */
 export const SHARD_RECORD_KEY = 'statusIndexShards';
-/** How long a reader trusts the record it read last. */
-const RECORD_REFRESH_MS = 1000;
+/** Due for a re-read: a reader re-reads the record at most this often (twice a second). */
+const RECORD_REFRESH_MS = 500;
+/** How long a count read may stand in for the record: the most a listing may lag a raise. */
+const RECORD_TRUST_MS = 1000;
+
+/** The listing's requests for shards `from` to `to - 1`. */
+type ShardQueries<T> = (from: number, to: number) => Promise<T>[];
 
 export interface ShardCount {
   /** Before a write with this container's N: the record is raised to N (once per container). */
   raise(): Promise<void>;
-  /** The shards known now, without a call: max(N, the record last read). */
-  known(): number;
-  /** The shards to cover: the record re-read when older than RECORD_REFRESH_MS, else known(). */
-  current(): Promise<number>;
+  /** Every shard's answer, from 0 to the most any writer used: see the top of this file. */
+  cover<T>(queries: ShardQueries<T>): Promise<T[]>;
 }
+
+/**
+ * Every call settled before this settles (not Promise.all, which answers at the first failure
+ * and leaves the others and their retries running): the first failure is the one thrown.
+ */
+const settledAll = async <T>(calls: Promise<T>[]): Promise<T[]> => {
+  let failure: { error: unknown } | undefined;
+  const results = await Promise.allSettled(
+    calls.map((call) =>
+      call.catch((error: unknown) => {
+        failure ??= { error };
+        throw error;
+      }),
+    ),
+  );
+  if (failure) throw failure.error;
+  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
+};
 
 export const createShardCount = (
   client: DynamoDBClient,
   countersTableName: string,
   configured: number,
+  /** Told of a best-effort re-read that failed (once per failed re-read, not per retry). */
+  onRefreshFailure: (error: unknown) => void = () => undefined,
   now: () => number = Date.now,
 ): ShardCount => {
   const Key = { counter: { S: SHARD_RECORD_KEY } };
   const ExpressionAttributeNames = { '#value': 'value' };
   let recorded = 1;
   let readAt = Number.NEGATIVE_INFINITY;
-  let reading: Promise<number> | undefined;
+  /** Re-reads in flight: a listing that may do without one does not start another. */
+  let reading = 0;
   let raised: Promise<void> | undefined;
+  const known = () => Math.max(configured, recorded);
 
   const read = async () => {
     const startedAt = now();
-    const { Item } = await withAvailability(() =>
-      client.send(new GetItemCommand({ TableName: countersTableName, Key, ConsistentRead: true })),
-    );
-    const value = Number(Item?.value?.N ?? 1);
-    // Only ever up: an older answer arriving late changes nothing.
-    recorded = Math.max(recorded, value);
-    readAt = Math.max(readAt, startedAt);
-    return Math.max(configured, recorded);
+    reading++;
+    try {
+      const { Item } = await withAvailability(() =>
+        client.send(new GetItemCommand({ TableName: countersTableName, Key, ConsistentRead: true })),
+      );
+      // Only ever up: an older answer arriving late changes nothing.
+      recorded = Math.max(recorded, Number(Item?.value?.N ?? 1));
+      readAt = Math.max(readAt, startedAt);
+      return known();
+    } finally {
+      reading--;
+    }
+  };
+
+  /** The count to cover, read again when due; undefined when the known count will do without. */
+  const refresh = (): Promise<number> | undefined => {
+    const age = now() - readAt;
+    if (age >= RECORD_TRUST_MS) return read();
+    if (age < RECORD_REFRESH_MS || reading > 0) return undefined;
+    const before = known();
+    return read().catch((error: unknown) => {
+      // Best effort: the count known is within the bound, and the next listing tries again.
+      onRefreshFailure(error);
+      return before;
+    });
   };
 
   const raiseRecord = async () => {
@@ -95,13 +151,21 @@ export const createShardCount = (
       });
       return raised;
     },
-    known: () => Math.max(configured, recorded),
-    current() {
-      if (now() - readAt < RECORD_REFRESH_MS) return Promise.resolve(Math.max(configured, recorded));
-      reading ??= read().finally(() => {
-        reading = undefined;
-      });
-      return reading;
+    async cover(queries) {
+      const before = known();
+      const latest = refresh();
+      const knownPages = settledAll(queries(0, before));
+      if (latest === undefined) return knownPages;
+      let count = before;
+      await settledAll([
+        latest.then((value) => {
+          count = value;
+        }),
+        knownPages.then(() => undefined),
+      ]);
+      const pages = await knownPages;
+      // The shards the record adds, after those known.
+      return count > before ? [...pages, ...(await settledAll(queries(before, count)))] : pages;
     },
   };
 };

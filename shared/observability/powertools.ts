@@ -24,3 +24,9 @@ export const loggerFor = (context: Context, coldStart: boolean): Logger => {
   logger.addContext(context);
   return logger;
 };
+
+/**
+ * A line for a step that failed without failing the request (a listing's best-effort re-read of
+ * the shard record, shared/dynamodb/shard-count.ts), with Powertools' Error formatting.
+ */
+export const logDegraded = (message: string, error: unknown): void => logger.warn(message, { error });
