@@ -4,10 +4,12 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { type RestApi, Stage, type StageBase } from 'aws-cdk-lib/aws-apigateway';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { permissionsBoundaryArn } from './ci/permissions-boundary.ts';
 import { Api } from './constructs/api.ts';
 import type { ApiFunction } from './constructs/api-function.ts';
 import { Data, type TableName } from './constructs/data.ts';
@@ -60,6 +62,11 @@ export class PetStoreStack extends Stack {
   constructor(scope: Construct, id: string, { settings, alarmDestinations, ...props }: PetStoreStackProps) {
     super(scope, id, { terminationProtection: settings.terminationProtection, ...props });
     this.settings = settings;
+    // Every role this stack makes carries the stage's boundary (PetStore-ci makes it), without
+    // which the stage's execution policy refuses to create it: no role of the stage can do more.
+    PermissionsBoundary.of(this).apply(
+      ManagedPolicy.fromManagedPolicyArn(this, 'PermissionsBoundary', permissionsBoundaryArn(settings.stage)),
+    );
 
     const data = new Data(this, 'Data', { settings });
     this.tables = data.tables;

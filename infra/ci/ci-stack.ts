@@ -6,7 +6,7 @@
 // read its stage's smoke key; and each
 // stage's CloudFormation execution policy, which that stage's bootstrap gives its execution role
 // (infra/ci/execution-policy.ts). Deployed once, by an administrator (docs/deploying.md, "The pipeline").
-import { Annotations, Aws, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Duration, Fn, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   FederatedPrincipal,
   type IOidcProvider,
@@ -19,7 +19,7 @@ import {
 import type { Construct } from 'constructs';
 import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
 import { canaryKeySecretName, DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
-import { executionPolicyName, executionPolicyStatements } from './execution-policy.ts';
+import { executionPolicyNames, executionPolicyParts } from './execution-policy.ts';
 import {
   CI_ROLES,
   DEPLOY_WORKFLOWS,
@@ -31,6 +31,7 @@ import {
   isRepository,
   REPOSITORY_PLACEHOLDER,
 } from './github.ts';
+import { permissionsBoundaryName, permissionsBoundaryStatements } from './permissions-boundary.ts';
 
 export interface CiStackProps extends StackProps {
   /** OWNER/REPO; undefined: the placeholder, which no workflow can present (synth warns). */
@@ -71,8 +72,10 @@ export class CiStack extends Stack {
   readonly provider: IOidcProvider;
   readonly diffRole: Role;
   readonly deployRoles: Readonly<Record<string, Role>>;
-  /** Each stage's CloudFormation execution policy: its bootstrap's execution role gets it (docs/deploying.md). */
-  readonly executionPolicies: Readonly<Record<string, ManagedPolicy>>;
+  /** Each stage's CloudFormation execution policy (two parts): its bootstrap's execution role gets them (docs/deploying.md). */
+  readonly executionPolicies: Readonly<Record<string, ManagedPolicy[]>>;
+  /** Each stage's permissions boundary, which every role of the stage's stack carries. */
+  readonly permissionsBoundaries: Readonly<Record<string, ManagedPolicy>>;
 
   constructor(scope: Construct, id: string, { repository, oidcProviderArn, ...props }: CiStackProps) {
     super(scope, id, props);
@@ -191,22 +194,36 @@ export class CiStack extends Stack {
     this.executionPolicies = Object.fromEntries(
       DEPLOYED_STAGES.map((stage) => [
         stage,
-        new ManagedPolicy(this, `CfnExec-${stage}`, {
-          managedPolicyName: executionPolicyName(stage),
-          description: `What CloudFormation may do deploying ${stackName(stage)}: its bootstrap's (qualifier ${BOOTSTRAP_QUALIFIERS[stage]}) execution policy`,
-          statements: executionPolicyStatements(stage),
+        executionPolicyParts(stage).map(
+          (statements, i) =>
+            new ManagedPolicy(this, i === 0 ? `CfnExec-${stage}` : `CfnExec-${stage}-${i + 1}`, {
+              managedPolicyName: executionPolicyNames(stage)[i]!,
+              description: `What CloudFormation may do deploying ${stackName(stage)} (part ${i + 1}): its bootstrap's (qualifier ${BOOTSTRAP_QUALIFIERS[stage]}) execution policy`,
+              statements,
+            }),
+        ),
+      ]),
+    );
+    this.permissionsBoundaries = Object.fromEntries(
+      DEPLOYED_STAGES.map((stage) => [
+        stage,
+        new ManagedPolicy(this, `Boundary-${stage}`, {
+          managedPolicyName: permissionsBoundaryName(stage),
+          description: `The permissions boundary of every role ${stackName(stage)} creates`,
+          statements: permissionsBoundaryStatements(stage),
         }),
       ]),
     );
-    for (const [stage, policy] of Object.entries(this.executionPolicies))
-      for (const resource of wildcardResources(this, policy.document))
-        Validations.of(policy).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${resource}]`,
-          reason:
-            `Names under ${stackName(stage as DeployedStage)} (CloudFormation's generated names start with the stack's name; ` +
-            "ours are given so), or a documented wildcard where a service's ARNs hold only ids it makes, kept off " +
-            "other stacks' resources by a deny on their aws:cloudformation:stack-name tag: infra/ci/execution-policy.ts.",
-        });
+    for (const stage of DEPLOYED_STAGES)
+      for (const policy of [...this.executionPolicies[stage]!, this.permissionsBoundaries[stage]!])
+        for (const resource of wildcardResources(this, policy.document))
+          Validations.of(policy).acknowledge({
+            id: `AwsSolutions-IAM5[Resource::${resource}]`,
+            reason:
+              `Names under ${stackName(stage)} (CloudFormation's generated names start with the stack's name; ` +
+              "ours are given so), or a documented wildcard where a service's ARNs hold only ids it makes, kept off " +
+              "other stacks' resources by a deny on their aws:cloudformation:stack-name tag: infra/ci/execution-policy.ts.",
+          });
 
     // What the workflows assume (they build the same ARNs from the account id and the names).
     const outputs: [string, Role][] = [
@@ -218,11 +235,18 @@ export class CiStack extends Stack {
     ];
     for (const [key, role] of outputs)
       new CfnOutput(this, key, { key, description: role.node.id, value: role.roleArn });
-    // What `cdk bootstrap --cloudformation-execution-policies` names, per stage.
+    // What `cdk bootstrap --cloudformation-execution-policies` names, per stage (a comma-separated list).
     for (const stage of DEPLOYED_STAGES) {
-      const key = `CfnExecPolicyArn${stage[0]!.toUpperCase()}${stage.slice(1)}`;
-      const policy = this.executionPolicies[stage]!;
-      new CfnOutput(this, key, { key, description: executionPolicyName(stage), value: policy.managedPolicyArn });
+      const key = `CfnExecPolicyArns${stage[0]!.toUpperCase()}${stage.slice(1)}`;
+      const policies = this.executionPolicies[stage]!;
+      new CfnOutput(this, key, {
+        key,
+        description: executionPolicyNames(stage).join(', '),
+        value: Fn.join(
+          ',',
+          policies.map((policy) => policy.managedPolicyArn),
+        ),
+      });
     }
   }
 }

@@ -6,15 +6,22 @@
 // shared account. Its shape: per service, the actions CloudFormation calls to create, update and
 // delete our stacks' resource types, on the names CloudFormation gives them (a generated
 // physical name starts with the stack's name, `PetStore-staging-…`) or we give them (alarms,
-// secrets, CodeDeploy, the canary: all under the stack's name). test/cdk/execution-policy.test.ts
-// fails when the template gains a resource type this policy does not cover.
+// secrets, CodeDeploy, the canary: all under the stack's name). test/cdk/execution-policy-coverage.test.ts
+// holds it to every permission the CloudFormation registry's schemas list for the handlers of every
+// resource of the stage's template; test/cdk/execution-policy.test.ts to hand-written samples.
+// Roles it may create or change only with the stage's permissions boundary (permissions-boundary.ts).
+// IAM caps a managed policy at 6,144 characters, so the statements are two policies.
 import { Aws } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
 import { type DeployedStage, stackName } from '../stages.ts';
+import { boundaryEnforcement, permissionsBoundaryArn } from './permissions-boundary.ts';
 
-/** The managed policy's name (the CI stack makes it; `cdk bootstrap` names its ARN). */
-export const executionPolicyName = (stage: DeployedStage): string => `PetStore-cfn-exec-${stage}`;
+/** The managed policies' names (the CI stack makes them; `cdk bootstrap` names their ARNs). */
+export const executionPolicyNames = (stage: DeployedStage): [string, string] => [
+  `PetStore-cfn-exec-${stage}`,
+  `PetStore-cfn-exec-${stage}-2`,
+];
 
 /** The CloudFormation tag every resource it creates and tags carries. */
 export const STACK_NAME_TAG = 'aws:cloudformation:stack-name';
@@ -32,13 +39,16 @@ const act = (service: string, names: string): string[] =>
 const allow = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
   new PolicyStatement({ actions, resources, ...(conditions ? { conditions } : {}) });
 
-export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement[] => {
+/** The execution policy's two parts (each a managed policy under IAM's size limit). */
+export const executionPolicyParts = (stage: DeployedStage): [PolicyStatement[], PolicyStatement[]] => {
   const name = stackName(stage);
   // S3 bucket names are lower case: CloudFormation generates `petstore-staging-…`; the canary is
   // named so too (infra/monitoring/canary.ts), and Synthetics names its function and layer after it.
   const lower = name.toLowerCase();
   const qualifier = BOOTSTRAP_QUALIFIERS[stage];
-  return [
+  const role = `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`;
+  const withBoundary = { StringEquals: { 'iam:PermissionsBoundary': permissionsBoundaryArn(stage) } };
+  const core = [
     // The template's BootstrapVersion parameter, and the function and canary code that this
     // stage's bootstrap holds (CreateFunction reads it with the caller's credentials).
     allow(['ssm:GetParameters'], [arn('ssm', `parameter/cdk-bootstrap/${qualifier}/version`)]),
@@ -46,26 +56,28 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       ['s3:GetObject', 's3:GetObjectVersion'],
       [`arn:${Aws.PARTITION}:s3:::cdk-${qualifier}-assets-${Aws.ACCOUNT_ID}-${Aws.REGION}/*`],
     ),
-    // AWS::IAM::Role, AWS::IAM::Policy (an inline policy of the role): generated names, `PetStore-staging-…`.
+    // AWS::IAM::Role, AWS::IAM::Policy (an inline policy of the role): generated names,
+    // `PetStore-staging-…`. What gives a role rights, only to a role that carries the stage's
+    // boundary: whatever policy a template writes, the role can do no more than the boundary.
     allow(
       act(
         'iam',
-        `CreateRole DeleteRole GetRole UpdateRole UpdateRoleDescription UpdateAssumeRolePolicy
-        TagRole UntagRole ListRoleTags PutRolePolicy GetRolePolicy DeleteRolePolicy
-        ListRolePolicies ListAttachedRolePolicies`,
+        `DeleteRole GetRole UpdateRole UpdateRoleDescription UpdateAssumeRolePolicy TagRole UntagRole
+        ListRoleTags GetRolePolicy DeleteRolePolicy ListRolePolicies ListAttachedRolePolicies
+        DetachRolePolicy`,
       ),
-      [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
+      [role],
     ),
+    allow(['iam:CreateRole', 'iam:PutRolePolicy', 'iam:PutRolePermissionsBoundary'], [role], withBoundary),
     // The only managed policies our roles attach are AWS's service-role policies
-    // (AWSCodeDeployRoleForLambdaLimited): never one of the account's own, never AdministratorAccess.
-    allow(
-      ['iam:AttachRolePolicy', 'iam:DetachRolePolicy'],
-      [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`],
-      { ArnLike: { 'iam:PolicyARN': `arn:${Aws.PARTITION}:iam::aws:policy/service-role/*` } },
-    ),
+    // (AWSCodeDeployRoleForLambdaLimited, AWSLambdaBasicExecutionRole): never AdministratorAccess.
+    allow(['iam:AttachRolePolicy'], [role], {
+      ...withBoundary,
+      ArnLike: { 'iam:PolicyARN': `arn:${Aws.PARTITION}:iam::aws:policy/service-role/*` },
+    }),
     // Its own roles only, to the functions (Lambda, Synthetics' canary) and CodeDeploy: never to
     // a service that would run something else with them (EC2, ECS…).
-    allow(['iam:PassRole'], [`arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}-*`], {
+    allow(['iam:PassRole'], [role], {
       StringEquals: {
         'iam:PassedToService': ['lambda.amazonaws.com', 'synthetics.amazonaws.com', 'codedeploy.amazonaws.com'],
       },
@@ -90,8 +102,17 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       // A layer, and its versions (`…:<version>`).
       [arn('lambda', `layer:cwsyn-${lower}-*`), arn('lambda', `layer:cwsyn-${lower}-*:*`)],
     ),
-    // The Synthetics runtime's own layers, which AWS publishes from its accounts: read only.
-    allow(['lambda:GetLayerVersion'], [`arn:${Aws.PARTITION}:lambda:${Aws.REGION}:*:layer:Synthetics*:*`]),
+    // Layers AWS publishes, one account per region (read only): the Synthetics runtime's, and the
+    // Parameters and Secrets extension's that listPets uses (CDK's table of its ARNs:
+    // aws-cdk-lib/region-info; CreateFunction needs GetLayerVersion on each layer version:
+    // https://docs.aws.amazon.com/lambda/latest/dg/adding-layers.html).
+    allow(
+      ['lambda:GetLayerVersion'],
+      [
+        `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:*:layer:Synthetics*:*`,
+        `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:*:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:*`,
+      ],
+    ),
     // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
     // (it checks a replica before reporting it ready).
     allow(
@@ -118,17 +139,20 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
     ),
     // AWS::Logs::LogGroup (generated names; API Gateway's execution log group is named by API
     // Gateway, `API-Gateway-Execution-Logs_<api id>/<stage name>`, the stage's name being its own),
-    // AWS::Logs::MetricFilter (on the access log group).
+    // AWS::Logs::MetricFilter (on the access log group). Logs evaluates most of these on the ARN
+    // ending `:*`, its tagging actions on the one without. ListTagsForResource: not in the Log
+    // group handler's list, but its update fails without it (NOAA-OWP/hydrovis#1035).
     allow(
       act(
         'logs',
         `CreateLogGroup DeleteLogGroup PutRetentionPolicy DeleteRetentionPolicy TagResource
         UntagResource ListTagsForResource TagLogGroup UntagLogGroup ListTagsLogGroup
-        PutMetricFilter DeleteMetricFilter DescribeMetricFilters`,
+        PutMetricFilter DeleteMetricFilter DescribeMetricFilters GetDataProtectionPolicy`,
       ),
       [
         arn('logs', `log-group:${name}-*`),
         arn('logs', `log-group:API-Gateway-Execution-Logs_*/${stage}`),
+        arn('logs', `log-group:API-Gateway-Execution-Logs_*/${stage}:*`),
         arn('logs', `log-group:/aws/lambda/cwsyn-${lower}-*`),
       ],
     ),
@@ -147,15 +171,24 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         'synthetics:CreateCanary',
         'codedeploy:StopDeployment',
         'secretsmanager:GetRandomPassword',
+        // The GlobalTable handler's `dynamodb:Describe*`: account-level quotas and reservations;
+        // its update reads the account's KMS aliases.
+        'dynamodb:DescribeEndpoints',
+        'dynamodb:DescribeLimits',
+        'dynamodb:DescribeReservedCapacity',
+        'dynamodb:DescribeReservedCapacityOfferings',
+        'kms:ListAliases',
       ],
       ['*'],
     ),
+  ];
+  const rest = [
     // AWS::SecretsManager::Secret: all named `PetStore-<stage>/…`.
     allow(
       act(
         'secretsmanager',
-        `CreateSecret DeleteSecret DescribeSecret UpdateSecret PutSecretValue TagResource
-        UntagResource`,
+        `CreateSecret DeleteSecret DescribeSecret UpdateSecret PutSecretValue GetSecretValue
+        TagResource UntagResource`,
       ),
       [arn('secretsmanager', `secret:${name}/*`)],
     ),
@@ -183,7 +216,7 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         'kms',
         `DescribeKey GetKeyPolicy PutKeyPolicy GetKeyRotationStatus EnableKeyRotation
         DisableKeyRotation UpdateKeyDescription ScheduleKeyDeletion TagResource UntagResource
-        ListResourceTags`,
+        ListResourceTags EnableKey DisableKey`,
       ),
       [arn('kms', 'key/*')],
     ),
@@ -193,7 +226,7 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         'sns',
         `CreateTopic DeleteTopic GetTopicAttributes SetTopicAttributes TagResource UntagResource
         ListTagsForResource Subscribe Unsubscribe GetSubscriptionAttributes
-        SetSubscriptionAttributes ListSubscriptionsByTopic`,
+        SetSubscriptionAttributes ListSubscriptionsByTopic GetDataProtectionPolicy`,
       ),
       [arn('sns', `${name}-*`), arn('sns', `${name}-*:*`)],
     ),
@@ -240,6 +273,8 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
       ),
       [`arn:${Aws.PARTITION}:s3:::${lower}-*`],
     ),
+    // Its objects, which the bucket's handler empties.
+    allow(['s3:DeleteObject'], [`arn:${Aws.PARTITION}:s3:::${lower}-*/*`]),
     // AWS::Synthetics::Canary: named like the stack, in lower case.
     allow(
       act(
@@ -261,5 +296,7 @@ export const executionPolicyStatements = (stage: DeployedStage): PolicyStatement
         StringNotEquals: { [`aws:ResourceTag/${STACK_NAME_TAG}`]: name },
       },
     }),
+    ...boundaryEnforcement(stage),
   ];
+  return [core, rest];
 };

@@ -1,7 +1,10 @@
-// What CloudFormation calls for each resource type of a stage, on the names it makes for that
-// stage: test/cdk/execution-policy.test.ts simulates them, allowed by that stage's execution
-// policy and denied by the other stage's.
+// Hand-written extra cases of what CloudFormation calls for each resource type of a stage, on the
+// names it makes for that stage: test/cdk/execution-policy.test.ts simulates them, allowed by that
+// stage's execution policy and denied by the other stage's. The oracle is AWS's data:
+// test/cdk/execution-policy-coverage.test.ts derives every handler permission from the registry's
+// schemas and IAM's ARN formats.
 import { STACK_NAME_TAG } from '../../../infra/ci/execution-policy.ts';
+import { permissionsBoundaryName } from '../../../infra/ci/permissions-boundary.ts';
 import { BOOTSTRAP_QUALIFIERS } from '../../../infra/stage-deployment.ts';
 import { type DeployedStage, stackName } from '../../../infra/stages.ts';
 import { TEST_ENV } from './synth.ts';
@@ -36,6 +39,8 @@ export const samples = (stage: DeployedStage, keyPolicy: unknown): Record<string
   const table = arn('dynamodb', `table/${name}-Datapets454A4EB8-1Q2W3E4R5T6Y`);
   const fn = arn('lambda', `function:${name}-FunctionslistPetsFunction0FA-AbCdEfGh1234`);
   const role = `arn:aws:iam::${ACCOUNT}:role/${name}-FunctionslistPetsRole8A4B-AbCdEfGh1234`;
+  // The stage's boundary, which every role of the stage carries (infra/ci/permissions-boundary.ts).
+  const bounded = { 'iam:PermissionsBoundary': `arn:aws:iam::${ACCOUNT}:policy/${permissionsBoundaryName(stage)}` };
   const logGroup = arn('logs', `log-group:${name}-FunctionslistPetsLogs8C9B1152-AbCdEfGh1234`);
   const topic = arn('sns', `${name}-MonitoringAlarmTopic40534090-AbCdEfGh1234`);
   const key = arn('kms', 'key/1234abcd-12ab-34cd-56ef-1234567890ab');
@@ -49,18 +54,21 @@ export const samples = (stage: DeployedStage, keyPolicy: unknown): Record<string
       { action: 'dynamodb:DeleteTable', resource: table },
     ],
     'AWS::IAM::Role': [
-      { action: 'iam:CreateRole', resource: role },
+      { action: 'iam:CreateRole', resource: role, context: bounded },
       { action: 'iam:DeleteRole', resource: role },
       { action: 'iam:PassRole', resource: role, context: { 'iam:PassedToService': 'lambda.amazonaws.com' } },
       { action: 'iam:PassRole', resource: role, context: { 'iam:PassedToService': 'codedeploy.amazonaws.com' } },
       {
         action: 'iam:AttachRolePolicy',
         resource: role,
-        context: { 'iam:PolicyARN': 'arn:aws:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited' },
+        context: {
+          ...bounded,
+          'iam:PolicyARN': 'arn:aws:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited',
+        },
       },
     ],
     'AWS::IAM::Policy': [
-      { action: 'iam:PutRolePolicy', resource: role },
+      { action: 'iam:PutRolePolicy', resource: role, context: bounded },
       { action: 'iam:DeleteRolePolicy', resource: role },
     ],
     'AWS::Lambda::Function': [
