@@ -60,3 +60,12 @@ export const firstDeploySettings = (settings: StageSettings): StageSettings => (
   deletionProtection: false,
   terminationProtection: false,
 });
+
+// ── Where a stage can be deployed at all (docs/deploying.md: Regions) ──
+/**
+ * AWS's Parameters and Secrets Lambda Extension as listPets carries it (its cursor secret,
+ * shared/lambda/cursor-secret.ts): the version and architecture whose layer ARN CDK looks up per
+ * region (aws-cdk-lib/region-info). In a region CDK knows no ARN for, the stage's change set is
+ * refused, so `npm run deploy` refuses first (tools/deploy/region.ts).
+ */
+export const EXTENSION_LAYER = { version: '1.0.103', architecture: 'arm64' } as const;

@@ -2,7 +2,7 @@
 // entry in shared/api/routes.ts lists (those its repository makes: shared/dynamodb/*-repository.ts).
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
+import { ParamsAndSecretsLayerVersion, type ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import {
@@ -20,6 +20,7 @@ import { tables } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV, EXTENSION_CACHE_SECONDS } from '../../shared/lambda/cursor-secret.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import { sourceCommitEnvironment } from '../source-commit.ts';
+import { EXTENSION_LAYER } from '../stage-deployment.ts';
 import { type StageSettings, stackName } from '../stages.ts';
 import { ApiFunction } from './api-function.ts';
 import type { TableName } from './data.ts';
@@ -54,6 +55,12 @@ const conditionsOf = (name: FunctionName, actions: readonly DynamoDBAction[]): C
   if (found.size > 1) throw new Error(`${name}: grant ${actions.join(', ')} separately, their conditions differ`);
   return [...found][0];
 };
+
+/** listPets' extension layer (arm64, as the function), its cache's TTL the one cursor-secret.ts counts on. */
+export const cursorSecretExtension = (): ParamsAndSecretsLayerVersion =>
+  ParamsAndSecretsLayerVersion.fromVersion(EXTENSION_LAYER.version as ParamsAndSecretsVersions, {
+    secretsManagerTtl: Duration.seconds(EXTENSION_CACHE_SECONDS),
+  });
 
 export interface FunctionsProps {
   readonly settings: StageSettings;
@@ -113,10 +120,7 @@ export class Functions extends Construct {
         ...(route.operationId === 'listPets'
           ? {
               environment: { ...environment, [CURSOR_SECRET_ARN_ENV]: this.cursorSecret.secretArn },
-              // The extension's layer (arm64 as the function), its cache's TTL the one cursor-secret.ts counts on.
-              paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, {
-                secretsManagerTtl: Duration.seconds(EXTENSION_CACHE_SECONDS),
-              }),
+              paramsAndSecrets: cursorSecretExtension(),
             }
           : { environment }),
       });

@@ -54,11 +54,12 @@ const CI_STACK_ACKNOWLEDGEMENTS = [
 ];
 
 /**
- * On PetStore-ci's CloudFormation execution policies (infra/ci/execution-policy.ts): one
- * acknowledgement per wildcard resource, each reviewed in that file's comments and simulated by
- * execution-policy.test.ts (allowed on its stage's names, denied on the other stage's).
+ * On PetStore-ci's CloudFormation execution policies (infra/ci/execution-policy.ts) and the
+ * stages' permissions boundaries (infra/ci/permissions-boundary.ts): one acknowledgement per
+ * wildcard resource, each reviewed in those files' comments and simulated by
+ * execution-policy-coverage.test.ts and permissions-boundary.test.ts.
  */
-const onExecutionPolicy = (ack: { path: string }) => ack.path.startsWith('PetStore-ci/CfnExec-');
+const onExecutionPolicy = (ack: { path: string }) => /^PetStore-ci\/(CfnExec|Boundary)-/.test(ack.path);
 
 const covers = (ackPath: string, findingPath: string) =>
   findingPath === ackPath || findingPath.startsWith(`${ackPath}/`);

@@ -5,9 +5,11 @@
 // prints the plan and runs nothing. The pipeline (.github/workflows/staging.yml, release.yml) runs it too.
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { stageEnvironment } from '../../infra/stage-deployment.ts';
 import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
 import { awsSetupProblem } from '../aws-setup.ts';
 import { planDeploy, RefusedDeploy } from './plan.ts';
+import { regionRefusal } from './region.ts';
 
 const USAGE = `Usage: npm run deploy -- --stage staging|production [--dry-run]
                   [--assembly <dir> --first-deploy-assembly <dir>] [--outputs-file <file>]
@@ -81,7 +83,18 @@ const stackStatus = async (stage: DeployedStage): Promise<string | undefined> =>
   }
 };
 
+/** The region the deploy goes to: the stage's pinned one, else the caller's (as the CDK CLI takes it). */
+const deployRegion = async (stage: DeployedStage): Promise<string> => {
+  const pinned = stageEnvironment(stage)?.region;
+  if (pinned !== undefined) return pinned;
+  const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+  return new CloudFormationClient({}).config.region().catch(() => fail('no AWS region: set AWS_REGION or a profile'));
+};
+
 const main = async (stage: DeployedStage) => {
+  // Before any call that changes anything: a region the stack cannot be created in.
+  const refusal = regionRefusal(await deployRegion(stage));
+  if (refusal !== undefined) return fail(refusal);
   const status = await stackStatus(stage);
   let plan: ReturnType<typeof planDeploy>;
   try {
