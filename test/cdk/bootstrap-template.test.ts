@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { BOOTSTRAP_QUALIFIERS } from '../../infra/stage-deployment.ts';
 import { DEPLOYED_STAGES, stackName } from '../../infra/stages.ts';
 import { failedRules, PROJECT_BOOTSTRAP_TEMPLATE, SHIPPED_BOOTSTRAP_TEMPLATE } from './support/bootstrap.ts';
-import { executionPolicyArn } from './support/role-chain.ts';
+import { executionPolicyArns } from './support/role-chain.ts';
 
 const read = (path: string) => parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -73,7 +73,7 @@ test('names the one stack of each qualifier the app uses', () => {
 
 describe('refuses a bootstrap whose CloudFormation would run as AdministratorAccess', () => {
   test.each(DEPLOYED_STAGES)('%s, with its execution policy: bootstraps', (stage) => {
-    expect(failedRules(PROJECT_BOOTSTRAP_TEMPLATE, BOOTSTRAP_QUALIFIERS[stage], [executionPolicyArn(stage)])).toEqual(
+    expect(failedRules(PROJECT_BOOTSTRAP_TEMPLATE, BOOTSTRAP_QUALIFIERS[stage], executionPolicyArns(stage))).toEqual(
       [],
     );
   });

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { expect } from 'vitest';
-import { executionPolicyName } from '../../../infra/ci/execution-policy.ts';
+import { executionPolicyNames } from '../../../infra/ci/execution-policy.ts';
 import { CI_STACK_NAME } from '../../../infra/ci/github.ts';
 import { BOOTSTRAP_QUALIFIERS } from '../../../infra/stage-deployment.ts';
 import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../../infra/stages.ts';
@@ -31,9 +31,9 @@ export const stackArn = (name: string, id = '0a1b2c3d-4e5f') =>
 export const bootstrapRoleArn = (qualifier: string, kind: string) =>
   `arn:aws:iam::${ACCOUNT}:role/cdk-${qualifier}-${kind}-role-${ACCOUNT}-${REGION}`;
 export const assetsBucket = (qualifier: string) => `cdk-${qualifier}-assets-${ACCOUNT}-${REGION}`;
-/** What the bootstrap commands in docs/deploying.md name: each stage's execution policy. */
-export const executionPolicyArn = (stage: DeployedStage) =>
-  `arn:aws:iam::${ACCOUNT}:policy/${executionPolicyName(stage)}`;
+/** What the bootstrap commands in docs/deploying.md name: each stage's execution policies (two parts). */
+export const executionPolicyArns = (stage: DeployedStage) =>
+  executionPolicyNames(stage).map((name) => `arn:aws:iam::${ACCOUNT}:policy/${name}`);
 
 /** The stacks of the account, and the role each was last deployed with (what a change set without RoleARN uses). */
 export const STACKS: Record<string, string | undefined> = {
@@ -104,7 +104,7 @@ export const accountRoles = (ci: CfnTemplate, stageTemplate: string): Role[] => 
   return [
     ...ciRoles(ci),
     ...DEPLOYED_STAGES.flatMap((stage) =>
-      bootstrapRoles(stageTemplate, BOOTSTRAP_QUALIFIERS[stage], [executionPolicyArn(stage)], managedPolicies(ci)).map(
+      bootstrapRoles(stageTemplate, BOOTSTRAP_QUALIFIERS[stage], executionPolicyArns(stage), managedPolicies(ci)).map(
         named,
       ),
     ),
