@@ -42,9 +42,15 @@ export const permissionsBoundaryStatements = (stage: DeployedStage): PolicyState
       ],
       [arn('dynamodb', `table/${name}-*`), arn('dynamodb', `table/${name}-*/index/*`)],
     ),
-    // The cursor secret, the release probe's and the canary's keys.
+    // The cursor secret, the release probe's and the canary's keys (the minter moves their versions).
     allow(
-      ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret', 'secretsmanager:PutSecretValue'],
+      [
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:ListSecretVersionIds',
+        'secretsmanager:UpdateSecretVersionStage',
+      ],
       [arn('secretsmanager', `secret:${name}/*`)],
     ),
     // Their logs: the stack's log groups, Lambda's default ones for the stack's functions
