@@ -18,7 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
-import { canaryKeySecretName, DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
+import { canaryKeySecretName, DEPLOYED_STAGES, stackName } from '../stages.ts';
 import { executionPolicyNames, executionPolicyParts } from './execution-policy.ts';
 import {
   CI_ROLES,
