@@ -1,7 +1,7 @@
 // README, "Looking into the local store": the recipe a developer copies to read the embedded
 // DynamoDB with the AWS CLI, run as written against `npm start` (its data directory set through
 // PETSTORE_DATA_DIR, which the recipe reads), and dead once the server stops.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -33,6 +33,8 @@ beforeAll(async () => {
 afterAll(() => disposeServer(server));
 
 test('the recipe lists the tables and reads the animals while the server runs', async () => {
+  // The AWS CLI comes with this project's machines (and CI's); elsewhere, install it to run this test.
+  expect(spawnSync('aws', ['--version']).status, 'the AWS CLI (aws) is not on PATH').toBe(0);
   const { code, stdout, stderr } = await runRecipe(server.dataDir);
   expect(code, stderr).toBe(0);
   expect(stdout).toMatch(/"pets"/);
