@@ -1,16 +1,13 @@
 // What CloudFormation may do when it deploys one stage: the policy `cdk bootstrap
 // --cloudformation-execution-policies` gives that stage's execution role (docs/deploying.md,
 // "Stages that cannot touch each other") instead of the default AdministratorAccess
-// (aws/aws-cdk#27097). With it, a stage's deploy role, which may hand any change set to its
-// execution role, still cannot create, change or delete anything of another stage, even in one
-// shared account. Its shape: per service, the actions CloudFormation calls to create, update and
-// delete our stacks' resource types, on the names CloudFormation gives them (a generated
-// physical name starts with the stack's name, `PetStore-staging-…`) or we give them (alarms,
-// secrets, CodeDeploy, the canary: all under the stack's name). test/cdk/execution-policy-coverage.test.ts
-// holds it to every permission the CloudFormation registry's schemas list for the handlers of every
-// resource of the stage's template; test/cdk/execution-policy.test.ts to hand-written samples.
-// Roles it may create or change only with the stage's permissions boundary (permissions-boundary.ts).
-// IAM caps a managed policy at 6,144 characters, so the statements are two policies.
+// (aws/aws-cdk#27097), so that a stage's deploy role cannot create, change or delete anything of
+// another stage, even in one shared account. Per service, the actions CloudFormation's handlers
+// call for our resource types, on the names CloudFormation gives them (`PetStore-staging-…`) or we
+// give them (all under the stack's name). test/cdk/execution-policy-coverage.test.ts holds it to
+// every permission the registry's schemas list for every resource of the stage's template. Roles
+// only with the stage's permissions boundary (permissions-boundary.ts). Two managed policies: IAM
+// caps one at 6,144 characters.
 import { Aws } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';

