@@ -39,18 +39,25 @@ const REVIEWED_ACKNOWLEDGEMENTS = [
 const reviewed = (rule: string) =>
   rule
     .replace(/<Deployment\w+?ChecksFunction[0-9A-F]{8}\.Arn>/, '<pre-traffic hook>.Arn>')
-    .replace(/stack\/PetStore-(?:staging|production)\/\*/, 'stack/<its own stage>/*');
+    .replace(/stack\/PetStore-(?:staging|production)\/\*/, 'stack/<its own stage>/*')
+    .replace(/role\/cdk-pet(?:stg|prd)-/, 'role/cdk-<its own qualifier>-')
+    .replace(/secret:PetStore-(?:staging|production)\//, 'secret:<its own stage>/');
 
 /** Acknowledged where the deploy subscribes alarm destinations: here production only (support/synthesize.ts). */
 const PER_DEPLOY_ACKNOWLEDGEMENTS = ['Serverless-SNSRedrivePolicy'];
 
 /**
  * Acknowledged in PetStore-ci only: its diff role reads the PetStore stacks' templates, and each
- * deploy role its own stage's stack status (stack ARNs end in a made id).
+ * deploy role its own stage's stack status (stack ARNs end in a made id), in any region; assumes
+ * its stage's bootstrap roles in any region (their names end in it) and reads its canary's key
+ * (a secret's ARN ends in six random characters).
  */
 const CI_STACK_ACKNOWLEDGEMENTS = [
-  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/PetStore-*/*]',
-  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:<AWS::Region>:<AWS::AccountId>:stack/<its own stage>/*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:*:<AWS::AccountId>:stack/PetStore-*/*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:*:<AWS::AccountId>:stack/<its own stage>/*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/cdk-<its own qualifier>-deploy-role-<AWS::AccountId>-*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/cdk-<its own qualifier>-file-publishing-role-<AWS::AccountId>-*]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:*:<AWS::AccountId>:secret:<its own stage>/smoke-canary-key-??????]',
 ];
 
 /**
