@@ -10,7 +10,7 @@ const client = createPetStoreClient({ baseUrl, apiKey });
 // createPet: `data` is a Pet when the answer is 201, `error` the Error body otherwise.
 const { data: rex, error } = await client.POST('/pets', { body: { name: 'Rex', categoryId: 3 } });
 if (error) throw new Error(`${error.code}: ${error.message} (requestId ${error.requestId})`);
-console.log(rex.id, rex.status); // status defaults to "available"
+console.log(`created: id ${rex.id}, status ${rex.status}`); // status defaults to "available"
 
 // A safe retry: the same Idempotency-Key and body creates nothing more and answers the first 201
 // again (with `Idempotent-Replayed: true`); the same key with another body is a 422 (docs/api.md).
@@ -18,12 +18,15 @@ const retryKey = crypto.randomUUID(); // one per animal you mean to add, kept fo
 const once = { name: 'Mia', categoryId: 7 };
 const first = await client.POST('/pets', { params: { header: { 'Idempotency-Key': retryKey } }, body: once });
 const retry = await client.POST('/pets', { params: { header: { 'Idempotency-Key': retryKey } }, body: once });
-console.log(first.data?.id === retry.data?.id, retry.response.headers.get('idempotent-replayed')); // true 'true'
+console.log(
+  `retried with the same Idempotency-Key: same animal ${first.data?.id === retry.data?.id}, ` +
+    `Idempotent-Replayed: ${retry.response.headers.get('idempotent-replayed')}`,
+); // same animal true, Idempotent-Replayed: true
 
 // listPets, every page: follows `Link: <…>; rel="next"` until the last page.
 try {
   for await (const page of listPetPages(client, { status: 'available', limit: 50 })) {
-    for (const pet of page) console.log(pet.id, pet.name);
+    console.log(`listed (available, a page): ${page.map((pet) => `${pet.id} ${pet.name}`).join(', ')}`);
   }
 } catch (failure) {
   if (failure instanceof PetStoreError) console.error(failure.body.code, failure.body.requestId);
@@ -32,4 +35,4 @@ try {
 
 // getPet (deprecated: use the listing with `status`): path parameters are typed too.
 const { data: again, response } = await client.GET('/pets/{petId}', { params: { path: { petId: rex.id } } });
-console.log(again?.name, response.headers.get('sunset'));
+console.log(`got id ${rex.id} (deprecated): ${again?.name}, Sunset: ${response.headers.get('sunset')}`);

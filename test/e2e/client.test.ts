@@ -136,8 +136,15 @@ describe("the README's example (client/example.ts)", () => {
       ),
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^\d+ available$/m); // the animal it created
-    expect(run.stdout).toMatch(/^true true$/m); // the safe retry answered the first 201 again
-    expect(run.stdout).toMatch(/^Rex /m); // getPet, with its Sunset header
+    // Each line says what it shows (a newcomer could not tell what `30 available` or `true true` meant).
+    const lines = run.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(line).toMatch(/^(created|retried|listed|got)\b[^:]*: /);
+    const id = /^created: id (\d+), status available$/m.exec(run.stdout)?.[1]; // the animal it created
+    expect(id, run.stdout).toBeDefined();
+    // The safe retry answered the first 201 again.
+    expect(run.stdout).toMatch(/^retried with the same Idempotency-Key: same animal true, Idempotent-Replayed: true$/m);
+    expect(run.stdout).toMatch(new RegExp(`^listed \\(available, a page\\): .*\\b${id} Rex\\b`, 'm'));
+    // getPet, with its Sunset header.
+    expect(run.stdout).toContain(`got id ${id} (deprecated): Rex, Sunset: Thu, 05 Dec 2030 00:00:00 GMT`);
   });
 });
