@@ -9,7 +9,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { type CfnSubscription, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import { type DeployedStage, stackName } from '../stages.ts';
+import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../stages.ts';
 import {
   type AlarmDestinations,
   alarmDestinationsContextKey,
@@ -134,7 +134,11 @@ export class AlarmTopic extends Construct {
       // remove the subscriptions a previous deploy made. Only when this stack is synthesized for
       // deploying (`cdk deploy -e PetStore-staging` does not synthesize production's assets, and
       // needs none of its destinations).
-      if (destinationRequired && stack.bundlingRequired) Annotations.of(stack).addError(message);
+      if (destinationRequired && stack.bundlingRequired)
+        Annotations.of(stack).addError(
+          // A bare `npx cdk synth` synthesizes every stage: say how to look at one without this one.
+          `${message} To synthesize another stage alone: npx cdk synth -e ${stackName(DEPLOYED_STAGES.find((s) => s !== stage)!)}.`,
+        );
       else Annotations.of(stack).addWarningV2('petstore:alarm-destinations', message);
     }
   }

@@ -104,4 +104,6 @@ test("`cdk synth PetStore-staging` without production's alarm destination says w
   const run = cdk(['synth', stackName('staging')], {}, mkdtempSync(join(tmpdir(), 'one-stack-')));
   expect(run.status).toBe(1);
   expect(run.stderr).toMatch(/PetStore-production.*alarms reach NOBODY/);
+  // …and how to synthesize staging without it (README: Deploying).
+  expect(run.stderr).toMatch(/synthesize another stage alone: npx cdk synth -e PetStore-staging/);
 }, 300_000);
