@@ -15,7 +15,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: two files at a time keeps servers from starving each other.
     maxWorkers: 2,
-    // CDK's "Bundling asset …" lines, and only those, are not printed (the file says why).
-    setupFiles: ['test/support/quiet-bundling.ts'],
+    // CDK's "Bundling asset …" lines, and only those, are not printed (the file says why); a raw
+    // log line or a key written by a test file fails it (no-stray-output.ts).
+    setupFiles: ['test/support/quiet-bundling.ts', 'test/support/no-stray-output.ts'],
   },
 });

@@ -15,12 +15,11 @@ import {
   validationError,
 } from '../shared/api/errors.ts';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../shared/api/gateway-responses.ts';
-import { API_VERSION_PATH, route } from '../shared/api/routes.ts';
+import { API_VERSION_PATH, MAX_BODY_BYTES, route } from '../shared/api/routes.ts';
 import { ListPetsQuery, NewPet, type Pet, PetIdParams } from '../shared/api/schemas.ts';
 import { rateLimitPolicy } from '../shared/domain/api-keys.ts';
 import { createCursorCodec } from '../shared/domain/cursor.ts';
 import { contractError } from '../shared/lambda/idempotent-create.ts';
-import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 
 /** An OpenAPI Example Object. */
 export interface Example {

@@ -6,9 +6,8 @@ import {
   IDEMPOTENCY_WINDOW_SECONDS,
   IDEMPOTENT_REPLAYED_HEADER,
 } from '../shared/api/idempotency.ts';
-import { route } from '../shared/api/routes.ts';
+import { MAX_BODY_BYTES, route } from '../shared/api/routes.ts';
 import type { ErrorCode } from '../shared/api/schemas.ts';
-import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 
 /** When each code of the Error body is answered (typed: a new code is not documented until it has a row). */
 const errorCodes: Record<ErrorCode, { when: string }> = {

@@ -2,9 +2,8 @@
 // error answers every operation shares, getPet's deprecation headers. tools/openapi.ts puts them
 // together.
 import * as z from 'zod/mini';
-import { answers, type Route, route } from '../shared/api/routes.ts';
+import { answers, MAX_BODY_BYTES, type Route, route } from '../shared/api/routes.ts';
 import type { ErrorCode } from '../shared/api/schemas.ts';
-import { MAX_BODY_BYTES } from '../shared/lambda/middleware.ts';
 import { deprecationExamples, type Example, errorExamples, headerExamples } from './openapi-examples.ts';
 
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });

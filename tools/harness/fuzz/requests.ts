@@ -2,9 +2,8 @@
 // bodies, query strings, headers, path parameters and methods, valid and not,
 // including oversized ones. Only what node:http can put on the wire is generated.
 import fc from 'fast-check';
-import { pathParameters, type Route, resourcePath, routes } from '../../../shared/api/routes.ts';
+import { MAX_BODY_BYTES, pathParameters, type Route, resourcePath, routes } from '../../../shared/api/routes.ts';
 import { LIMIT_MAX, MAX_ID, NAME_MAX_LENGTH, querySchemas } from '../../../shared/api/schemas.ts';
-import { MAX_BODY_BYTES } from '../../../shared/lambda/middleware.ts';
 
 export interface FuzzRequest {
   method: string;
