@@ -106,7 +106,7 @@ const figures = (side: Side, turns: Turn[]) => {
   };
 };
 
-/** With `alsoAgainst` (a side's index), each side after it ÷ that side too (alsoRatios). */
+/** With `alsoAgainst` (a side's index), each other side but the first ÷ that side too (alsoRatios). */
 export const compare = async (name: string, sides: Side[], options: LoadOptions, alsoAgainst?: number) => {
   // Each side's warm-up rate sets how many requests make its turn of about roundSeconds.
   const amounts: number[] = [];
@@ -121,7 +121,10 @@ export const compare = async (name: string, sides: Side[], options: LoadOptions,
       Figure,
       Spread
     >;
-  const also = alsoAgainst === undefined ? [] : sides.map((side, s) => [side, s] as const).slice(alsoAgainst + 1);
+  const also =
+    alsoAgainst === undefined
+      ? []
+      : sides.map((side, s) => [side, s] as const).filter(([, s]) => s !== 0 && s !== alsoAgainst);
   return {
     name,
     connections: options.connections,
@@ -129,7 +132,7 @@ export const compare = async (name: string, sides: Side[], options: LoadOptions,
     sides: sides.map((side, s) => figures(side, turns[s]!)),
     /** Each other side ÷ the reference, round by round, by the side's name. */
     ratios: Object.fromEntries(sides.slice(1).map((side, s) => [side.name, ratiosOf(turns[s + 1]!)])),
-    /** Each side after `alsoAgainst` ÷ it, by the side's name; the reference is `alsoReference`. */
+    /** Each other side but the first ÷ `alsoAgainst`'s, by the side's name; that side is `alsoReference`. */
     alsoRatios: Object.fromEntries(also.map(([side, s]) => [side.name, ratiosOf(turns[s]!, alsoAgainst)])),
     alsoReference: alsoAgainst === undefined ? undefined : sides[alsoAgainst]!.name,
   };
