@@ -23,7 +23,8 @@ export const executionPolicyNames = (stage: DeployedStage): [string, string] => 
 /** The CloudFormation tag every resource it creates and tags carries. */
 export const STACK_NAME_TAG = 'aws:cloudformation:stack-name';
 
-const arn = (service: string, resource: string, region: string = Aws.REGION, account: string = Aws.ACCOUNT_ID) =>
+// Any region: a stage may deploy where PetStore-ci is not; names, not regions, keep stages apart.
+const arn = (service: string, resource: string, region = '*', account: string = Aws.ACCOUNT_ID) =>
   `arn:${Aws.PARTITION}:${service}:${region}:${account}:${resource}`;
 
 /** A service's actions, named without its prefix (space- or line-separated). */
@@ -51,7 +52,7 @@ export const executionPolicyParts = (stage: DeployedStage): [PolicyStatement[], 
     allow(['ssm:GetParameters'], [arn('ssm', `parameter/cdk-bootstrap/${qualifier}/version`)]),
     allow(
       ['s3:GetObject', 's3:GetObjectVersion'],
-      [`arn:${Aws.PARTITION}:s3:::cdk-${qualifier}-assets-${Aws.ACCOUNT_ID}-${Aws.REGION}/*`],
+      [`arn:${Aws.PARTITION}:s3:::cdk-${qualifier}-assets-${Aws.ACCOUNT_ID}-*/*`],
     ),
     // AWS::IAM::Role, AWS::IAM::Policy (an inline policy of the role): generated names,
     // `PetStore-staging-…`. What gives a role rights, only to a role that carries the stage's
@@ -106,8 +107,8 @@ export const executionPolicyParts = (stage: DeployedStage): [PolicyStatement[], 
     allow(
       ['lambda:GetLayerVersion'],
       [
-        `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:*:layer:Synthetics*:*`,
-        `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:*:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:*`,
+        `arn:${Aws.PARTITION}:lambda:*:*:layer:Synthetics*:*`,
+        `arn:${Aws.PARTITION}:lambda:*:*:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:*`,
       ],
     ),
     // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
@@ -195,14 +196,14 @@ export const executionPolicyParts = (stage: DeployedStage): [PolicyStatement[], 
     allow(
       ['apigateway:GET', 'apigateway:POST', 'apigateway:PUT', 'apigateway:PATCH', 'apigateway:DELETE'],
       [
-        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis`,
-        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/restapis/*`,
-        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans`,
-        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/usageplans/*`,
+        `arn:${Aws.PARTITION}:apigateway:*::/restapis`,
+        `arn:${Aws.PARTITION}:apigateway:*::/restapis/*`,
+        `arn:${Aws.PARTITION}:apigateway:*::/usageplans`,
+        `arn:${Aws.PARTITION}:apigateway:*::/usageplans/*`,
         // The canary's API key (infra/constructs/read-key.ts): its id is generated too.
-        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/apikeys`,
-        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/apikeys/*`,
-        `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/tags/*`,
+        `arn:${Aws.PARTITION}:apigateway:*::/apikeys`,
+        `arn:${Aws.PARTITION}:apigateway:*::/apikeys/*`,
+        `arn:${Aws.PARTITION}:apigateway:*::/tags/*`,
       ],
     ),
     // AWS::KMS::Key (the alarm topic's): CreateKey names no resource, and a key's id is made by

@@ -18,8 +18,8 @@ export const permissionsBoundaryName = (stage: DeployedStage): string => `PetSto
 export const permissionsBoundaryArn = (stage: DeployedStage): string =>
   `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:policy/${permissionsBoundaryName(stage)}`;
 
-const arn = (service: string, resource: string) =>
-  `arn:${Aws.PARTITION}:${service}:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}`;
+/** In any region: the boundary is made once per account, and names, not regions, keep stages apart. */
+const arn = (service: string, resource: string) => `arn:${Aws.PARTITION}:${service}:*:${Aws.ACCOUNT_ID}:${resource}`;
 
 export const permissionsBoundaryStatements = (stage: DeployedStage): PolicyStatement[] => {
   const name = stackName(stage);
