@@ -88,7 +88,13 @@ const deployRegion = async (stage: DeployedStage): Promise<string> => {
   const pinned = stageEnvironment(stage)?.region;
   if (pinned !== undefined) return pinned;
   const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
-  return new CloudFormationClient({}).config.region().catch(() => fail('no AWS region: set AWS_REGION or a profile'));
+  return new CloudFormationClient({}).config
+    .region()
+    .catch((error: unknown) =>
+      fail(
+        `cannot tell the region to deploy to, which every deploy (--dry-run too) needs: ${awsSetupProblem(error) ?? 'no AWS region set. Set AWS_REGION to the region the stage is deployed in (or give your profile a region).'}`,
+      ),
+    );
 };
 
 const main = async (stage: DeployedStage) => {
