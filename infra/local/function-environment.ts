@@ -29,7 +29,8 @@ export const dynamodbEnvironment = (url: string) => {
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
     AWS_SECRET_ACCESS_KEY: secretAccessKey ?? LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
     ...(sessionToken !== undefined && { AWS_SESSION_TOKEN: sessionToken }),
-    [SOCKET_PATH_ENV]: socketPath ?? '', // '': none (Object.assign onto process.env would write "undefined")
+    // '' for none: Object.assign onto process.env would write "undefined".
+    [SOCKET_PATH_ENV]: socketPath ? `${endpoint} ${socketPath}` : '',
   };
 };
 

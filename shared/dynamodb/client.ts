@@ -39,11 +39,36 @@ export const DYNAMODB_TIME_BUDGET: TimeBudget = {
 export const REQUEST_TIMEOUT_ENV = 'DYNAMODB_REQUEST_TIMEOUT_MS';
 
 /**
- * Set by the local stage only: the Unix socket its embedded DynamoDB serves the functions on (the
- * data directory's permissions guard it, infra/local/dynamodb-socket.ts). The endpoint's URL stays
- * what the requests are signed for; the connections go to the socket.
+ * Set by the local stage only: `<endpoint> <socket path>`, the Unix socket its embedded DynamoDB
+ * serves that endpoint on (the data directory's permissions guard it, infra/local/dynamodb-socket.ts).
+ * The requests are signed for the endpoint, and a connection to the endpoint's host and port goes
+ * to the socket instead (socketAgent); any other goes where it is addressed (a test's proxy).
  */
-export const SOCKET_PATH_ENV = 'DYNAMODB_SOCKET_PATH';
+export const SOCKET_PATH_ENV = 'DYNAMODB_ENDPOINT_SOCKET';
+
+/**
+ * For SOCKET_PATH_ENV's `<endpoint> <socket path>`: the SDK's agent settings (keep-alive, 50 sockets),
+ * connecting to the endpoint's host and port through the socket. Decided per connection, not when the
+ * client is made: the SDK reads the endpoint from the environment at its first call, which a test
+ * may have pointed elsewhere since.
+ */
+const socketAgent = (setting: string) => {
+  const space = setting.indexOf(' ');
+  if (space <= 0) return undefined;
+  // Loaded here, not imported: a deployed function never has the setting, and its bundle's node:http
+  // is an alias with only what it uses (infra/constructs/lambda-node-http.ts).
+  const { Agent } = process.getBuiltinModule('node:http');
+  const { createConnection } = process.getBuiltinModule('node:net');
+  const { hostname, port } = new URL(setting.slice(0, space));
+  const socketPath = setting.slice(space + 1);
+  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+  const direct = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) =>
+    options.host === hostname && String(options.port) === port
+      ? createConnection({ path: socketPath }) // returned, as Node's own agent returns it: no callback
+      : direct(options, callback);
+  return agent;
+};
 
 const budgetFromEnvironment = (): TimeBudget => {
   const requestTimeoutMs = Number(process.env[REQUEST_TIMEOUT_ENV]);
@@ -88,7 +113,7 @@ export const plainClient = (
 ): DynamoDBClient => {
   let signer: SignatureV4 | undefined;
   // The environment's socket goes with the environment's endpoint, never with a connection given.
-  const socketPath = connection.endpoint === undefined ? process.env[SOCKET_PATH_ENV] || undefined : undefined;
+  const httpAgent = connection.endpoint === undefined ? socketAgent(process.env[SOCKET_PATH_ENV] ?? '') : undefined;
   const client: DynamoDBClient = new DynamoDBClient({
     ...connection,
     retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
@@ -97,8 +122,7 @@ export const plainClient = (
       requestTimeout: budget.requestTimeoutMs,
       // Without it the SDK only logs a warning and the call waits on, past the budget.
       throwOnRequestTimeout: true,
-      // The SDK's own agent settings (keep-alive, 50 sockets) with the socket to connect to.
-      ...(socketPath && { httpAgent: { socketPath } }),
+      ...(httpAgent && { httpAgent }),
     },
     // The SDK's SHA-256 but for its HMAC key, made a KeyObject once (sha256.ts): ~12 µs a call on Node 24.
     sha256: KeyObjectSha256,

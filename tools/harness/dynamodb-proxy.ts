@@ -34,6 +34,8 @@ const readAll = (req: IncomingMessage): Promise<Buffer> =>
 
 export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy> => {
   const upstream = new URL(target);
+  const socketPath = upstream.searchParams.get('socket') ?? undefined;
+  const forwarded = (req: IncomingMessage) => ({ method: req.method, path: req.url, headers: req.headers });
   const proxy: DynamoDBProxy = {
     endpoint: '',
     requests: [],
@@ -68,7 +70,8 @@ export const startDynamoDBProxy = async (target: string): Promise<DynamoDBProxy>
     if (proxy.failWhen?.(wire)) return fail();
     const loseAnswer = proxy.loseAnswerWhen?.(wire) ?? false;
     const forward = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      // To the store's socket when the target names one (the local stage's functions' own path), else its port.
+      { ...(socketPath ? { socketPath } : { host: upstream.hostname, port: upstream.port }), ...forwarded(req) },
       (answer) => {
         if (loseAnswer) {
           answer.resume();
