@@ -1,5 +1,5 @@
-// CloudFormation's custom resource of a stage's read key (infra/constructs/read-key.ts): a `read`
-// key of the keys table (only its hash there), the key itself in the resource's secret, and its
+// CloudFormation's custom resource of a key the stack mints (infra/constructs/read-key.ts): a key
+// of the keys table of the resource's scope (`read`, or staging's `write` smoke key; only its hash there), the key itself in the resource's secret, and its
 // usage identifier answered to the stack (for its API key in the usage plan). Never logged nor
 // returned.
 //
@@ -27,7 +27,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse } from 'aws-lambda';
-import { generateKey, hashKey } from '../shared/domain/api-keys.ts';
+import { generateKey, hashKey, type KeyScope } from '../shared/domain/api-keys.ts';
 import { createDocumentClient } from '../shared/dynamodb/document-client.ts';
 import { keyItemByHash, putKeyItemOnce, revokeKeyHash } from '../shared/dynamodb/keys-repository.ts';
 
@@ -38,6 +38,12 @@ export interface ReadKeyProperties {
   readonly Label: string;
   /** Changed to replace the key (stage settings: readKeyGeneration). */
   readonly Generation: string;
+  /**
+   * The key's scope. Absent in the templates made before it existed, whose keys were all read
+   * keys: a rollback's Update back to one of them must not mint a key of the table's default
+   * scope, which is `write` (DEFAULT_KEY_SCOPE).
+   */
+  readonly Scope?: KeyScope;
 }
 
 const documents = createDocumentClient();
@@ -71,7 +77,7 @@ const versionsOf = async (SecretId: string, generation: string) => {
 };
 
 /** The key of the stage's generation in use, or a new one: its item, and the secret's version holding it. */
-const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation }: ReadKeyProperties) => {
+const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation, Scope = 'read' }: ReadKeyProperties) => {
   const { current, ours } = await versionsOf(SecretArn, Generation);
   for (const VersionId of ours) {
     const { SecretString: key } = await secrets.send(new GetSecretValueCommand({ SecretId: SecretArn, VersionId }));
@@ -79,7 +85,7 @@ const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation }: Read
     const known = await keyItemByHash(documents, TableName, hashKey(key));
     if (known?.revokedAt !== undefined) continue;
     // No item yet: an earlier attempt stopped between the secret and the table.
-    const item = known ?? (await putKeyItemOnce(documents, TableName, key, Label, 'read'));
+    const item = known ?? (await putKeyItemOnce(documents, TableName, key, Label, Scope));
     return { item, VersionId, current, minted: false };
   }
   const key = generateKey();
@@ -92,7 +98,7 @@ const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation }: Read
       VersionStages: [MINTED],
     }),
   );
-  return { item: await putKeyItemOnce(documents, TableName, key, Label, 'read'), VersionId, current, minted: true };
+  return { item: await putKeyItemOnce(documents, TableName, key, Label, Scope), VersionId, current, minted: true };
 };
 
 const ensure = async (properties: ReadKeyProperties) => {

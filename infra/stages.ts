@@ -17,6 +17,15 @@ export const DEPLOYED_STAGES: readonly DeployedStage[] = ['staging', 'production
 export const stackName = (stage: DeployedStage): string => `PetStore-${stage}`;
 /** The secret holding the stage's smoke canary's read key, which the stack mints: the pipeline's smoke runs read it too. */
 export const canaryKeySecretName = (stage: DeployedStage): string => `${stackName(stage)}/smoke-canary-key`;
+/** The secret holding the write key of a stage with `smokeWriteKey`, which the stack mints: the pipeline's full smoke run reads it. */
+export const smokeWriteKeySecretName = (stage: DeployedStage): string => `${stackName(stage)}/smoke-write-key`;
+
+/**
+ * The secret the pipeline's smoke run of a stage reads its key from (.github/workflows), and the
+ * one its deploy role may read: the write key where the stage has one, else the canary's read key.
+ */
+export const pipelineSmokeKeySecretName = (stage: DeployedStage): string =>
+  stageSettings[stage].smokeWriteKey ? smokeWriteKeySecretName(stage) : canaryKeySecretName(stage);
 
 /** CloudFormation output keys of each stage's stack; the key tool reads them. */
 export const STACK_OUTPUTS = {
@@ -54,6 +63,13 @@ export interface StageSettings {
    * (infra/constructs/read-key.ts): raise it and deploy to replace both keys (the old ones are revoked).
    */
   readonly readKeyGeneration: number;
+  /**
+   * The stack also mints a `write` key (same custom resource and generation as the read keys)
+   * into its own secret (smokeWriteKeySecretName), and the pipeline's smoke run after the deploy
+   * uses it: every check, writes (createPet, idempotency) included. Never production, whose smoke
+   * runs are read-only: synth refuses it there (infra/constructs/read-key.ts).
+   */
+  readonly smokeWriteKey: boolean;
   /** How long the functions' and the API's access log groups keep events. */
   readonly logRetentionDays: LogRetentionDays;
   /** POWERTOOLS_LOG_LEVEL of every function. */
@@ -152,6 +168,8 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     // can be rehearsed here before anyone needs it in production.
     pointInTimeRecovery: true,
     readKeyGeneration: 1,
+    // The pipeline's smoke run checks the write paths here, on test data, before production.
+    smokeWriteKey: true,
     deletionProtection: false,
     terminationProtection: false,
     // Readable stack traces where faults are chased; production keeps the cold starts lean.
@@ -215,6 +233,8 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
     removalPolicy: 'retain',
     pointInTimeRecovery: true,
     readKeyGeneration: 1,
+    // Read-only smoke runs only: nothing the checks create lands among real data.
+    smokeWriteKey: false,
     deletionProtection: true,
     terminationProtection: true,
     enableSourceMaps: false,

@@ -18,7 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
-import { canaryKeySecretName, DEPLOYED_STAGES, stackName } from '../stages.ts';
+import { DEPLOYED_STAGES, pipelineSmokeKeySecretName, stackName } from '../stages.ts';
 import { executionPolicyNames, executionPolicyParts } from './execution-policy.ts';
 import {
   CI_ROLES,
@@ -153,11 +153,12 @@ export class CiStack extends Stack {
               actions: ['cloudformation:DescribeStacks'],
               resources: [stackArn(stackName(stage))],
             }),
-            // The smoke run's key: the stage's canary key, which the stack mints (a read key).
+            // The smoke run's key, which the stack mints: the stage's write key where it has one
+            // (staging: every check), else its canary key (a read key: read-only checks).
             new PolicyStatement({
               actions: ['secretsmanager:GetSecretValue'],
               resources: [
-                `arn:${Aws.PARTITION}:secretsmanager:*:${Aws.ACCOUNT_ID}:secret:${canaryKeySecretName(stage)}-??????`,
+                `arn:${Aws.PARTITION}:secretsmanager:*:${Aws.ACCOUNT_ID}:secret:${pipelineSmokeKeySecretName(stage)}-??????`,
               ],
             }),
           ],
@@ -183,8 +184,8 @@ export class CiStack extends Stack {
           `The stage's own bootstrap ${kind} role, ${region}: its name ends in the region.`,
         );
       acknowledge(
-        `arn:<AWS::Partition>:secretsmanager:*:<AWS::AccountId>:secret:${canaryKeySecretName(stage)}-??????`,
-        `GetSecretValue of ${stackName(stage)}'s canary key alone, ${region}: Secrets Manager ends a secret's ARN ` +
+        `arn:<AWS::Partition>:secretsmanager:*:<AWS::AccountId>:secret:${pipelineSmokeKeySecretName(stage)}-??????`,
+        `GetSecretValue of ${stackName(stage)}'s smoke key alone, ${region}: Secrets Manager ends a secret's ARN ` +
           'in six characters it chooses.',
       );
     }

@@ -3,15 +3,18 @@
 // resource) into its secret, so that a fresh stage's hooks and canary have keys that work with
 // no step by hand. Raising the stage's readKeyGeneration replaces both (the old keys are revoked
 // once the deploy succeeded; a rollback returns to them).
-// The canary calls through API Gateway, so its key also gets its API key in the stage's usage
-// plan, as the key tool gives every key it creates (tools/keys/usage-plan.ts).
-import { CustomResource, Duration } from 'aws-cdk-lib';
+// A stage with `smokeWriteKey` (staging; never production) also gets a `write` key, minted the
+// same way into a secret of its own, for the pipeline's full smoke run (docs/deploying.md).
+// The canary and the smoke run call through API Gateway, so their keys also get their API key in
+// the stage's usage plan, as the key tool gives every key it creates (tools/keys/usage-plan.ts).
+import { CustomResource, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { CfnApiKey, CfnUsagePlanKey, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ReadKeyProperties } from '../../functions/read-key.ts';
-import { type StageSettings, stackName } from '../stages.ts';
+import type { KeyScope } from '../../shared/domain/api-keys.ts';
+import { type DeployedStage, type StageSettings, smokeWriteKeySecretName, stackName } from '../stages.ts';
 import { BundledFunction } from './bundled-function.ts';
 
 const READ_KEY_ENTRY = 'functions/read-key.ts';
@@ -33,11 +36,17 @@ export class ReadKeys extends Construct {
   readonly canaryKey: CustomResource;
   /** The canary's key's API key, in the usage plan: what the canary's first run waits for. */
   readonly canaryUsagePlanKey: CfnUsagePlanKey;
+  /** The pipeline's smoke write key and its secret, where the stage's settings ask for one. */
+  readonly smokeWriteKey?: { readonly key: CustomResource; readonly secret: Secret };
 
   constructor(scope: Construct, id: string, props: ReadKeysProps) {
     const { settings, keysTable, probeKeySecret, canaryKeySecret, usagePlan } = props;
     super(scope, id);
     const name = stackName(settings.stage);
+    // Against production the smoke checks are read-only, whatever a setting says.
+    if (settings.smokeWriteKey && settings.stage === 'production')
+      throw new Error('smokeWriteKey: production gets no write key; its smoke runs are read-only');
+    const writeKeySecret = settings.smokeWriteKey ? this.writeKeySecret(settings.stage) : undefined;
     // A key's item: read by its hash (GetItem, strongly consistent: is the key in the secret still
     // valid? and the conditional put's answer when it was lost), put (PutItem), revoked (UpdateItem
     // of revokedAt). The two secrets: their versions listed, read and written, and the version in
@@ -55,7 +64,9 @@ export class ReadKeys extends Construct {
             'secretsmanager:PutSecretValue',
             'secretsmanager:UpdateSecretVersionStage',
           ],
-          resources: [probeKeySecret.secretArn, canaryKeySecret.secretArn],
+          resources: [probeKeySecret, canaryKeySecret, ...(writeKeySecret ? [writeKeySecret] : [])].map(
+            (secret) => secret.secretArn,
+          ),
         },
       ],
       function: {
@@ -72,12 +83,13 @@ export class ReadKeys extends Construct {
           'X-Ray has no resource-level permissions. Its other grants name the keys table and the two secrets.',
       },
     });
-    const readKey = (keyId: string, secret: ISecret, label: string) => {
+    const readKey = (keyId: string, secret: ISecret, label: string, scope: KeyScope = 'read') => {
       const properties: ReadKeyProperties = {
         TableName: keysTable.tableName,
         SecretArn: secret.secretArn,
         Label: label,
         Generation: String(settings.readKeyGeneration),
+        Scope: scope,
       };
       const resource = new CustomResource(this, keyId, {
         serviceToken: this.minter.function.functionArn,
@@ -91,15 +103,40 @@ export class ReadKeys extends Construct {
     this.probeKey = readKey('ProbeKey', probeKeySecret, `${name} release probe (made by the stack)`);
     this.canaryKey = readKey('CanaryKey', canaryKeySecret, `${name} smoke canary (made by the stack)`);
 
-    const apiKey = new CfnApiKey(this, 'CanaryApiKey', {
-      description: `${name} smoke canary's read key (its usage identifier, never the key)`,
-      enabled: true,
-      value: this.canaryKey.getAttString('UsageKey'),
+    const inUsagePlan = (idPrefix: string, key: CustomResource, what: string) => {
+      const apiKey = new CfnApiKey(this, `${idPrefix}ApiKey`, {
+        description: `${name} ${what} (its usage identifier, never the key)`,
+        enabled: true,
+        value: key.getAttString('UsageKey'),
+      });
+      return new CfnUsagePlanKey(this, `${idPrefix}UsagePlanKey`, {
+        keyId: apiKey.ref,
+        keyType: 'API_KEY',
+        usagePlanId: usagePlan.usagePlanId,
+      });
+    };
+    this.canaryUsagePlanKey = inUsagePlan('Canary', this.canaryKey, "smoke canary's read key");
+    if (writeKeySecret) {
+      const key = readKey('SmokeWriteKey', writeKeySecret, `${name} pipeline smoke run (made by the stack)`, 'write');
+      inUsagePlan('SmokeWrite', key, "pipeline smoke run's write key");
+      this.smokeWriteKey = { key, secret: writeKeySecret };
+    }
+  }
+
+  private writeKeySecret(stage: DeployedStage): Secret {
+    const name = stackName(stage);
+    const secret = new Secret(this, 'SmokeWriteKeySecret', {
+      secretName: smokeWriteKeySecretName(stage),
+      description: `The write key of ${name}'s pipeline smoke run: minted by the stack (infra/constructs/read-key.ts)`,
+      // A placeholder until the stack's key replaces it.
+      generateSecretString: { passwordLength: 32, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.canaryUsagePlanKey = new CfnUsagePlanKey(this, 'CanaryUsagePlanKey', {
-      keyId: apiKey.ref,
-      keyType: 'API_KEY',
-      usagePlanId: usagePlan.usagePlanId,
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "The secret holds an API key the stack mints (infra/constructs/read-key.ts), not a credential Secrets Manager can rotate by itself: it is replaced by raising the stage's readKeyGeneration (docs/deploying.md).",
     });
+    return secret;
   }
 }

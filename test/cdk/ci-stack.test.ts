@@ -18,6 +18,11 @@ import { type CfnTemplate, type SynthesizedApp, synthesized, TEST_REPOSITORY } f
 import { render, resourcesOfType } from './support/template.ts';
 
 const REPOSITORY = 'acme/petstore';
+/** The one secret each stage's deploy role may read, written out here (not from infra/stages.ts). */
+const SMOKE_KEY_SECRETS = {
+  staging: 'PetStore-staging/smoke-write-key',
+  production: 'PetStore-production/smoke-canary-key',
+};
 const build = (props: { repository: string | undefined; oidcProviderArn?: string }) => {
   const stack = new CiStack(new App(), CI_STACK_NAME, props);
   return { stack, template: Template.fromStack(stack).toJSON() as CfnTemplate };
@@ -98,8 +103,10 @@ describe('trust', () => {
         `arn:\${AWS::Partition}:cloudformation:*:\${AWS::AccountId}:stack/PetStore-${stage}/*`,
       );
       expect(statements[2].Action).toBe('secretsmanager:GetSecretValue');
+      // Staging's smoke run checks everything with the write key its stack mints; production's
+      // is read-only ("Against production it is always read-only"), with its canary's read key.
       expect(render(statements[2].Resource)).toBe(
-        `arn:\${AWS::Partition}:secretsmanager:*:\${AWS::AccountId}:secret:PetStore-${stage}/smoke-canary-key-??????`,
+        `arn:\${AWS::Partition}:secretsmanager:*:\${AWS::AccountId}:secret:${SMOKE_KEY_SECRETS[stage]}-??????`,
       );
       // No region of this stack's in any of them: a stage may deploy to another region.
       expect(JSON.stringify(statements)).not.toContain('AWS::Region');
@@ -187,7 +194,7 @@ describe('the app and the workflows', () => {
             finding(`iam::<AWS::AccountId>:role/cdk-${BOOTSTRAP_QUALIFIERS[stage]}-${kind}-role-<AWS::AccountId>-*`),
           ),
           stackArn(`PetStore-${stage}`),
-          finding(`secretsmanager:*:<AWS::AccountId>:secret:PetStore-${stage}/smoke-canary-key-??????`),
+          finding(`secretsmanager:*:<AWS::AccountId>:secret:${SMOKE_KEY_SECRETS[stage]}-??????`),
         ].map((rule) => ({ path: `${CI_STACK_NAME}/${CI_ROLES.deploy(stage)}/Resource`, rule })),
       ),
     ]);

@@ -49,8 +49,8 @@ const PER_DEPLOY_ACKNOWLEDGEMENTS = ['Serverless-SNSRedrivePolicy'];
 /**
  * Acknowledged in PetStore-ci only: its diff role reads the PetStore stacks' templates, and each
  * deploy role its own stage's stack status (stack ARNs end in a made id), in any region; assumes
- * its stage's bootstrap roles in any region (their names end in it) and reads its canary's key
- * (a secret's ARN ends in six random characters).
+ * its stage's bootstrap roles in any region (their names end in it) and reads its smoke key
+ * (a secret's ARN ends in six random characters): staging's write key, production's canary key.
  */
 const CI_STACK_ACKNOWLEDGEMENTS = [
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudformation:*:<AWS::AccountId>:stack/PetStore-*/*]',
@@ -58,6 +58,7 @@ const CI_STACK_ACKNOWLEDGEMENTS = [
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/cdk-<its own qualifier>-deploy-role-<AWS::AccountId>-*]',
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/cdk-<its own qualifier>-file-publishing-role-<AWS::AccountId>-*]',
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:*:<AWS::AccountId>:secret:<its own stage>/smoke-canary-key-??????]',
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:*:<AWS::AccountId>:secret:<its own stage>/smoke-write-key-??????]',
 ];
 
 /**

@@ -52,19 +52,20 @@ describe.each(DEPLOYED_STAGES)('stage %s', (stage) => {
     });
   });
 
-  test("API keys and their plan membership are the key tool's, rotated keys included: the template has only the canary's", () => {
+  test("API keys and their plan membership are the key tool's, rotated keys included: the template has only its own keys'", () => {
     // A key the tool creates or rotates gets its API key in the plan from the tool
     // (tools/keys/usage-plan.ts, test/integration/keys-usage-plan.test.ts): a stack update
-    // must never remove one, so the stack owns none of them, only the API key of the read key
-    // it mints for its own canary (test/cdk/read-key.test.ts).
+    // must never remove one, so the stack owns none of them, only the API keys of the keys it
+    // mints for its own canary and, on staging alone, for the pipeline's smoke run (test/cdk/read-key.test.ts).
     const template = app.template(stage);
     const apiKeys = resourcesOfType(template, 'AWS::ApiGateway::ApiKey');
     expect(apiKeys.map(([, r]) => render(r.Properties!.Value))).toEqual([
       expect.stringMatching(/^\$\{ReadKeysCanaryKey[0-9A-F]{8}\.UsageKey\}$/),
+      ...(stage === 'staging' ? [expect.stringMatching(/^\$\{ReadKeysSmokeWriteKey[0-9A-F]{8}\.UsageKey\}$/)] : []),
     ]);
     expect(
       resourcesOfType(template, 'AWS::ApiGateway::UsagePlanKey').map(([, r]) => render(r.Properties!.KeyId)),
-    ).toEqual([`\${${apiKeys[0]![0]}}`]);
+    ).toEqual(apiKeys.map(([id]) => `\${${id}}`));
     const [, restApi] = resourcesOfType(template, 'AWS::ApiGateway::RestApi')[0]!;
     // The authorizer names each request's API key (usageIdentifierKey): the plan counts the new key from its first request.
     expect(restApi.Properties!.ApiKeySourceType).toBe('AUTHORIZER');

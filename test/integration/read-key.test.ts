@@ -68,11 +68,16 @@ let secrets = 0;
 /** One resource: its own secret, as each read key of the stack has. */
 const resource = () => {
   const secret = `arn:aws:secretsmanager:eu-west-1:123456789012:secret:PetStore-test/key-${++secrets}`;
-  const properties = (generation: number, label = 'PetStore-test release probe (made by the stack)') => ({
+  const properties = (
+    generation: number,
+    label = 'PetStore-test release probe (made by the stack)',
+    scope: ReadKeyProperties['Scope'] = 'read',
+  ): ReadKeyProperties => ({
     TableName: keysTable.name,
     SecretArn: secret,
     Label: label,
     Generation: String(generation),
+    Scope: scope,
   });
   let requests = 0;
   const event = (
@@ -128,6 +133,23 @@ test('Create mints a read key: its hash in the keys table, the key in its secret
   // The same item the key tool makes.
   const listed = (await keys().list()).find((record) => record.keyId === answer.Data.KeyId);
   expect(listed).toMatchObject({ label: r.properties(1).Label, scope: 'read', createdAt: expect.any(String) });
+});
+
+test("Create with the scope write (staging's smoke key) mints a write key, the same way", async () => {
+  const r = resource();
+  const answer = await r.send({ RequestType: 'Create', props: r.properties(1, 'PetStore-test smoke run', 'write') });
+  expect(answer).toMatchObject({ Status: 'SUCCESS', NoEcho: true });
+  const grant = await keys().lookup(r.key());
+  expect(grant).toMatchObject({ keyId: answer.Data.KeyId, scope: 'write', revoked: false });
+  expect(grant).toMatchObject({ usageKey: answer.Data.UsageKey });
+});
+
+test('a template from before the scope property (none given) mints a read key, not the default write', async () => {
+  const r = resource();
+  const { Scope: _, ...before } = r.properties(1, 'PetStore-test older template');
+  const answer = await r.send({ RequestType: 'Create', props: before });
+  expect(answer).toMatchObject({ Status: 'SUCCESS' });
+  expect(await keys().lookup(r.key())).toMatchObject({ keyId: answer.Data.KeyId, scope: 'read', revoked: false });
 });
 
 test('a Create delivered again (its answer was lost) mints nothing: the same key, the same physical id', async () => {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CI_ROLES, DEPLOY_WORKFLOWS } from '../../infra/ci/github.ts';
-import { canaryKeySecretName, DEPLOYED_STAGES } from '../../infra/stages.ts';
+import { DEPLOYED_STAGES, pipelineSmokeKeySecretName } from '../../infra/stages.ts';
 import { environmentOf, type Job, needsOf, roleOf, WORKFLOW_FILES, workflow } from '../support/workflows.ts';
 
 const deliver = workflow('deliver.yml');
@@ -114,21 +114,27 @@ describe('deliver.yml (a push to main), release.yml (by hand) and staging.yml (w
     });
   });
 
-  it('smokes each stage read-only with the key its stack mints, masked, against the address its deploy printed', () => {
-    for (const [stage, job] of [
-      ['staging', staging.jobs['smoke-staging']!],
-      ['production', release.jobs['smoke-production']!],
-    ] as const) {
-      const script = job.steps!.find((step) => step.name === 'npm run smoke -- --read-only')!.run!;
+  // The contract: "Against production it is always read-only"; staging is checked fully, writes
+  // (createPet, idempotency) included, with the write key its stack mints there alone.
+  it.each([
+    ['staging', 'PetStore-staging/smoke-write-key', 'npm run smoke', ''],
+    ['production', 'PetStore-production/smoke-canary-key', 'npm run smoke -- --read-only', ' --read-only'],
+  ] as const)(
+    'smokes %s with the key its stack mints (%s), masked, against the address its deploy printed',
+    (stage, secret, stepName, flag) => {
+      const job = stage === 'staging' ? staging.jobs['smoke-staging']! : release.jobs['smoke-production']!;
+      const script = job.steps!.find((step) => step.name === stepName)!.run!;
       expect(script.split('\n').filter(Boolean)).toEqual([
-        `PETSTORE_SMOKE_KEY=$(aws secretsmanager get-secret-value --secret-id ${canaryKeySecretName(stage)} --query SecretString --output text)`,
+        `PETSTORE_SMOKE_KEY=$(aws secretsmanager get-secret-value --secret-id ${secret} --query SecretString --output text)`,
         'echo "::add-mask::$PETSTORE_SMOKE_KEY"',
         'export PETSTORE_SMOKE_KEY',
-        `npm run smoke -- --base-url "${expr(`needs.deploy-${stage}.outputs.base-url`)}" --read-only`,
+        `npm run smoke -- --base-url "${expr(`needs.deploy-${stage}.outputs.base-url`)}"${flag}`,
       ]);
+      // The secret is the one the stage's deploy role may read (infra/ci/ci-stack.ts).
+      expect(secret).toBe(pipelineSmokeKeySecretName(stage));
       expect(JSON.stringify(job)).not.toContain('secrets.');
-    }
-  });
+    },
+  );
 
   it('gives an AWS token only to the deploy and smoke jobs, each for its own role', () => {
     for (const file of [deliver, release, staging]) expect(file.permissions).toEqual({ contents: 'read' });
