@@ -28,6 +28,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceResponse } from 'aws-lambda';
 import { generateKey, hashKey, type KeyScope } from '../shared/domain/api-keys.ts';
+import type { KeyChangeAuthor } from '../shared/domain/stores.ts';
 import { createDocumentClient } from '../shared/dynamodb/document-client.ts';
 import { keyItemByHash, putKeyItemOnce, revokeKeyHash } from '../shared/dynamodb/keys-repository.ts';
 
@@ -76,8 +77,20 @@ const versionsOf = async (SecretId: string, generation: string) => {
   return { current, ours };
 };
 
+/**
+ * Who changes a key here, as `keys list` shows it: the stack's resource (the key tool records a
+ * person's identity; here CloudFormation acts, on whoever's deploy).
+ */
+const stackAuthor = (event: CloudFormationCustomResourceEvent, reason: string): KeyChangeAuthor => ({
+  by: `CloudFormation ${event.StackId.split('/')[1] ?? event.StackId} ${event.LogicalResourceId}`,
+  reason,
+});
+
 /** The key of the stage's generation in use, or a new one: its item, and the secret's version holding it. */
-const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation, Scope = 'read' }: ReadKeyProperties) => {
+const keyOfGeneration = async (
+  { TableName, SecretArn, Label, Generation, Scope = 'read' }: ReadKeyProperties,
+  author: KeyChangeAuthor,
+) => {
   const { current, ours } = await versionsOf(SecretArn, Generation);
   for (const VersionId of ours) {
     const { SecretString: key } = await secrets.send(new GetSecretValueCommand({ SecretId: SecretArn, VersionId }));
@@ -85,7 +98,7 @@ const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation, Scope 
     const known = await keyItemByHash(documents, TableName, hashKey(key));
     if (known?.revokedAt !== undefined) continue;
     // No item yet: an earlier attempt stopped between the secret and the table.
-    const item = known ?? (await putKeyItemOnce(documents, TableName, key, Label, Scope));
+    const item = known ?? (await putKeyItemOnce(documents, TableName, key, Label, Scope, author));
     return { item, VersionId, current, minted: false };
   }
   const key = generateKey();
@@ -98,11 +111,17 @@ const keyOfGeneration = async ({ TableName, SecretArn, Label, Generation, Scope 
       VersionStages: [MINTED],
     }),
   );
-  return { item: await putKeyItemOnce(documents, TableName, key, Label, Scope), VersionId, current, minted: true };
+  return {
+    item: await putKeyItemOnce(documents, TableName, key, Label, Scope, author),
+    VersionId,
+    current,
+    minted: true,
+  };
 };
 
-const ensure = async (properties: ReadKeyProperties) => {
-  const { item, VersionId, current, minted } = await keyOfGeneration(properties);
+const ensure = async (properties: ReadKeyProperties, event: CloudFormationCustomResourceEvent) => {
+  const made = stackAuthor(event, `generation ${properties.Generation}`);
+  const { item, VersionId, current, minted } = await keyOfGeneration(properties, made);
   try {
     if (VersionId !== current)
       await secrets.send(
@@ -115,18 +134,30 @@ const ensure = async (properties: ReadKeyProperties) => {
       );
   } catch (error) {
     // Never a key in the table that nobody holds; a key found in use is left as it was.
-    if (minted) await revokeKeyHash(documents, properties.TableName, item.keyHash);
+    if (minted)
+      await revokeKeyHash(
+        documents,
+        properties.TableName,
+        item.keyHash,
+        stackAuthor(event, 'its secret could not be made current, so it was never handed out'),
+      );
     throw error;
   }
   const physicalId = `${item.keyId}:${item.keyHash}`;
   return { physicalId, data: { KeyId: item.keyId, UsageKey: item.usageKey! } };
 };
 
-const revoke = async (physicalId: string, { TableName }: ReadKeyProperties) => {
+const revoke = async (
+  physicalId: string,
+  { TableName }: ReadKeyProperties,
+  event: CloudFormationCustomResourceEvent,
+) => {
   const ours = PHYSICAL_ID.exec(physicalId);
   // A create that failed left no key: nothing to revoke.
   if (!ours) return;
-  await revokeKeyHash(documents, TableName, ours[2]!).catch((error: Error) => {
+  // CloudFormation deletes an old physical id only once the update that replaced it succeeded.
+  const author = stackAuthor(event, 'replaced by a new generation, or the stack deleted');
+  await revokeKeyHash(documents, TableName, ours[2]!, author).catch((error: Error) => {
     // Already gone with its table: nothing to revoke.
     if (error.name !== 'ConditionalCheckFailedException' && error.name !== 'ResourceNotFoundException') throw error;
   });
@@ -149,10 +180,10 @@ export const handler = async (event: CloudFormationCustomResourceEvent): Promise
   let outcome: CloudFormationCustomResourceResponse;
   try {
     if (event.RequestType === 'Delete') {
-      await revoke(event.PhysicalResourceId, properties);
+      await revoke(event.PhysicalResourceId, properties, event);
       outcome = { ...base, Status: 'SUCCESS', PhysicalResourceId: previousId };
     } else {
-      const { physicalId, data } = await ensure(properties);
+      const { physicalId, data } = await ensure(properties, event);
       // NoEcho: GetAtt's values masked in CloudFormation's console and API.
       outcome = { ...base, Status: 'SUCCESS', PhysicalResourceId: physicalId, NoEcho: true, Data: data };
     }

@@ -46,19 +46,35 @@ const appendChanges = (changes: KeyChange[]) =>
 const earlier = (a: string | undefined, b: string): string => (a !== undefined && a < b ? a : b);
 
 /**
- * Revokes the key whose hash is `keyHash`, keeping the first revocation's time: for a holder of the
- * key's hash only (the stack's read keys: functions/read-key.ts), which needs no scan by key id.
+ * Revokes the key whose hash is `keyHash`, keeping the first revocation's time and recording
+ * `author`'s change with it: for a holder of the key's hash only (the stack's read keys:
+ * functions/read-key.ts), which needs no scan by key id. A key revoked already keeps its first
+ * revocation and records nothing more, as the key tool's revoke does.
  */
-export const revokeKeyHash = (client: DynamoDBDocumentClient, tableName: string, keyHash: string) =>
-  client.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: { keyHash },
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-      ConditionExpression: 'attribute_exists(keyHash)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
-    }),
-  );
+export const revokeKeyHash = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keyHash: string,
+  author?: KeyChangeAuthor,
+) => {
+  const now = new Date().toISOString();
+  const append = appendChanges(changeBy('revoked', now, author));
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { keyHash },
+        UpdateExpression: `SET revokedAt = :now${append.set}`,
+        ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':now': now, ...append.values },
+      }),
+    );
+  } catch (error) {
+    // Revoked before (a retried Delete, or the key tool): that revocation stands.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if ((await keyItemByHash(client, tableName, keyHash)) === undefined) throw error;
+  }
+};
 
 /** The item of the key whose hash is `keyHash`, read strongly consistent (functions/read-key.ts). */
 export const keyItemByHash = async (
@@ -81,14 +97,18 @@ export const putKeyItemOnce = async (
   key: string,
   label: string,
   scope: KeyScope,
+  author?: KeyChangeAuthor,
 ): Promise<KeyItem> => {
+  const createdAt = new Date().toISOString();
+  const changes = changeBy('created', createdAt, author);
   const item: KeyItem = {
     keyHash: hashKey(key),
     keyId: generateKeyId(),
     label,
-    createdAt: new Date().toISOString(),
+    createdAt,
     scope,
     usageKey: generateUsageKey(),
+    ...(changes.length && { changes }),
   };
   try {
     await client.send(

@@ -133,6 +133,15 @@ test('Create mints a read key: its hash in the keys table, the key in its secret
   // The same item the key tool makes.
   const listed = (await keys().list()).find((record) => record.keyId === answer.Data.KeyId);
   expect(listed).toMatchObject({ label: r.properties(1).Label, scope: 'read', createdAt: expect.any(String) });
+  // Who made it, as `keys list` shows it (the contract: each change to a key records who made it).
+  expect(listed?.changes).toEqual([
+    {
+      action: 'created',
+      by: 'CloudFormation PetStore-test ReadKeysProbeKey',
+      at: listed?.createdAt,
+      reason: 'generation 1',
+    },
+  ]);
 });
 
 test("Create with the scope write (staging's smoke key) mints a write key, the same way", async () => {
@@ -289,6 +298,15 @@ test('Delete revokes the key; the Delete after a failed Create has nothing to re
   });
   expect(deleted.Status).toBe('SUCCESS');
   expect((await keys().lookup(key))?.revoked).toBe(true);
+  const revoked = (await keys().list()).find((record) => record.keyId === created.Data.KeyId);
+  expect(revoked?.changes?.map(({ action, by }) => [action, by])).toEqual([
+    ['created', 'CloudFormation PetStore-test ReadKeysProbeKey'],
+    ['revoked', 'CloudFormation PetStore-test ReadKeysProbeKey'],
+  ]);
+  expect(revoked?.changes?.at(-1)?.at).toBe(revoked?.revokedAt);
+  // A Delete delivered again records nothing more: the first revocation stands.
+  await r.send({ RequestType: 'Delete', PhysicalResourceId: created.PhysicalResourceId, props: r.properties(1) });
+  expect((await keys().list()).find((record) => record.keyId === created.Data.KeyId)).toEqual(revoked);
 
   const other = resource();
   const before = (await keys().list()).length;
