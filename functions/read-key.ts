@@ -30,7 +30,7 @@ import type { CloudFormationCustomResourceEvent, CloudFormationCustomResourceRes
 import { generateKey, hashKey, type KeyScope } from '../shared/domain/api-keys.ts';
 import type { KeyChangeAuthor } from '../shared/domain/stores.ts';
 import { createDocumentClient } from '../shared/dynamodb/document-client.ts';
-import { keyItemByHash, putKeyItemOnce, revokeKeyHash } from '../shared/dynamodb/keys-repository.ts';
+import { keyItemByHash, putKeyItemOnce, revokeKeyHash } from '../shared/dynamodb/key-items.ts';
 
 /** What the stack sets on each read key (infra/constructs/read-key.ts). */
 export interface ReadKeyProperties {

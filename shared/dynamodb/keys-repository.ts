@@ -12,7 +12,6 @@ import {
   LAST_USE_RESOLUTION_MS,
 } from '../domain/api-keys.ts';
 import {
-  type KeyChange,
   type KeyChangeAuthor,
   type KeyRecord,
   type KeysRepository,
@@ -20,108 +19,12 @@ import {
   RotationRefused,
 } from '../domain/stores.ts';
 import { withAvailability } from './availability.ts';
-
-interface KeyItem extends KeyRecord {
-  keyHash: string;
-  /** Absent on keys issued before usage plans, until assignUsageKeys. */
-  usageKey?: string;
-}
+import { appendChanges, changeBy, type KeyItem, markRevoked } from './key-items.ts';
 
 const toRecord = ({ keyHash: _hash, usageKey: _usage, ...record }: KeyItem): KeyRecord => record;
 
-/** `author`'s change, as kept in the key's `changes` list; none without an author. */
-const changeBy = (action: KeyChange['action'], at: string, author: KeyChangeAuthor | undefined): KeyChange[] =>
-  author ? [{ action, by: author.by, at, ...(author.reason !== undefined && { reason: author.reason }) }] : [];
-
-/** The update that appends `changes` (none: nothing) to the key's list, for an UpdateExpression's SET. */
-const appendChanges = (changes: KeyChange[]) =>
-  changes.length
-    ? {
-        set: ', changes = list_append(if_not_exists(changes, :noChanges), :changes)',
-        values: { ':noChanges': [], ':changes': changes },
-      }
-    : { set: '', values: {} };
-
 /** The earlier of two ISO 8601 times, either of which may be absent. */
 const earlier = (a: string | undefined, b: string): string => (a !== undefined && a < b ? a : b);
-
-/**
- * Revokes the key whose hash is `keyHash`, keeping the first revocation's time and recording
- * `author`'s change with it: for a holder of the key's hash only (the stack's read keys:
- * functions/read-key.ts), which needs no scan by key id. A key revoked already keeps its first
- * revocation and records nothing more, as the key tool's revoke does.
- */
-export const revokeKeyHash = async (
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  keyHash: string,
-  author?: KeyChangeAuthor,
-) => {
-  const now = new Date().toISOString();
-  const append = appendChanges(changeBy('revoked', now, author));
-  try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { keyHash },
-        UpdateExpression: `SET revokedAt = :now${append.set}`,
-        ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':now': now, ...append.values },
-      }),
-    );
-  } catch (error) {
-    // Revoked before (a retried Delete, or the key tool): that revocation stands.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    if ((await keyItemByHash(client, tableName, keyHash)) === undefined) throw error;
-  }
-};
-
-/** The item of the key whose hash is `keyHash`, read strongly consistent (functions/read-key.ts). */
-export const keyItemByHash = async (
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  keyHash: string,
-): Promise<KeyItem | undefined> =>
-  (await client.send(new GetCommand({ TableName: tableName, Key: { keyHash }, ConsistentRead: true }))).Item as
-    | KeyItem
-    | undefined;
-
-/**
- * Stores the item of `key`, a key made elsewhere (the stack's read keys hold theirs in a secret
- * first), unless the key has one already: then that item stays and is returned, whoever wrote
- * it (an earlier attempt of the same request, or this put retried after its answer was lost).
- */
-export const putKeyItemOnce = async (
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  key: string,
-  label: string,
-  scope: KeyScope,
-  author?: KeyChangeAuthor,
-): Promise<KeyItem> => {
-  const createdAt = new Date().toISOString();
-  const changes = changeBy('created', createdAt, author);
-  const item: KeyItem = {
-    keyHash: hashKey(key),
-    keyId: generateKeyId(),
-    label,
-    createdAt,
-    scope,
-    usageKey: generateUsageKey(),
-    ...(changes.length && { changes }),
-  };
-  try {
-    await client.send(
-      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(keyHash)' }),
-    );
-    return item;
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const found = await keyItemByHash(client, tableName, item.keyHash);
-    if (!found) throw error;
-    return found;
-  }
-};
 
 export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: string): KeysRepository => {
   const scanAll = async (): Promise<KeyItem[]> => {
@@ -174,27 +77,9 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
 
   const findById = async (keyId: string) => (await scanAll()).find((candidate) => candidate.keyId === keyId);
 
-  /**
-   * Revokes a key not revoked yet, with `author`'s record of it. A revoke that came first wins:
-   * its time and its record stand (ConditionalCheckFailed here, which the caller takes as done).
-   */
-  const markRevoked = (keyHash: string, author: KeyChangeAuthor | undefined) => {
-    const now = new Date().toISOString();
-    const append = appendChanges(changeBy('revoked', now, author));
-    return client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { keyHash },
-        UpdateExpression: `SET revokedAt = :now${append.set}`,
-        ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':now': now, ...append.values },
-      }),
-    );
-  };
-
   const revokeOnce = async (keyHash: string, author: KeyChangeAuthor | undefined) => {
     try {
-      await markRevoked(keyHash, author);
+      await markRevoked(client, tableName, keyHash, author);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // Revoked meanwhile by someone else (an item is never deleted): that revocation stands.
