@@ -5,13 +5,11 @@
 // the local stage's is; no gateway, auth, validation, ids or logs. The server's overhead is
 // whatever it costs beyond this. Prints what `npm start` prints (tools/harness/local-server.ts
 // reads it; its key is a stand-in, the bare server takes none) and `DynamoDB at <endpoint>`.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
 import { matchRoute } from '../../infra/local/route-matcher.ts';
-import { API_VERSION_PATH } from '../../shared/api/routes.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
+import { serveBare } from './bare-http.ts';
 
 const dynamodb = await startEmbeddedDynamoDB(process.env.PETSTORE_DATA_DIR!);
 await ensureTables(dynamodb.endpoint);
@@ -31,25 +29,4 @@ const answer = (method: string, url: URL, body: string) => {
   } as never);
 };
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    answer(req.method ?? 'GET', new URL(req.url ?? '/', 'http://localhost'), Buffer.concat(chunks).toString('utf8'))
-      .catch(() => ({ statusCode: 500, body: '{}' }))
-      .then(({ statusCode, body }) => {
-        res.writeHead(statusCode, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-      });
-  });
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-console.log(`DynamoDB at ${dynamodb.endpoint}`);
-console.log(`API key (a stand-in: the bare server takes none): pet_bare`);
-console.log(`listening at http://127.0.0.1:${(server.address() as AddressInfo).port}${API_VERSION_PATH}`);
-process.once('SIGTERM', async () => {
-  server.close();
-  server.closeAllConnections();
-  await dynamodb.close();
-  process.exit(0);
-});
+await serveBare(answer, dynamodb.endpoint, () => dynamodb.close());

@@ -6,7 +6,6 @@
 // create costs: every LevelDB write synced (dynalite makes an item's index entries and the item
 // separate writes: each is synced). The tables are those of shared/dynamodb/tables.ts.
 // Prints what bare-server.ts prints (tools/harness/local-server.ts reads it).
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import {
@@ -17,6 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { tables } from '../../shared/dynamodb/tables.ts';
+import { serveBare } from './bare-http.ts';
 
 // Every write synced, in dynalite's own LevelDB (classic-level, as its `level` resolves it).
 const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
@@ -94,24 +94,4 @@ const answer = (method: string, url: URL, body: string) => {
   return Promise.resolve({ statusCode: 404, body: '{}' });
 };
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    answer(req.method ?? 'GET', new URL(req.url ?? '/', 'http://localhost'), Buffer.concat(chunks).toString('utf8'))
-      .catch(() => ({ statusCode: 500, body: '{}' }))
-      .then(({ statusCode, body }) => {
-        res.writeHead(statusCode, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-      });
-  });
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-console.log(`DynamoDB at ${endpoint}`);
-console.log(`API key (a stand-in: the bare server takes none): pet_bare`);
-console.log(`listening at http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
-process.once('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  store.close(() => process.exit(0));
-});
+await serveBare(answer, endpoint, () => new Promise<void>((resolve) => store.close(() => resolve())));
