@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { type DeployedStage, FUNCTION_TIMEOUT_SECONDS, type StageSettings, stageSettings } from '../infra/stages.ts';
 import type { FunctionName, OperationId } from '../shared/api/routes.ts';
+import { operationFacts } from './operations/index.ts';
 
 /** AWS list prices, us-east-1, USD (checked 2026; other regions cost up to ~30 % more). */
 export const PRICES = {
@@ -38,14 +39,15 @@ export const LIMITS = {
 
 /**
  * Mean Lambda duration (ms) of each function, deployed: what the service adds on top of its one
- * DynamoDB call, measured locally (docs/performance.md, Inputs to the capacity plan), plus an
- * in-region DynamoDB round trip (AWS: single-digit ms; this is a mean with its tail).
+ * DynamoDB call, measured locally (docs/performance.md, Inputs to the capacity plan; each
+ * operation's in tools/operations/), plus an in-region DynamoDB round trip (AWS: single-digit ms;
+ * this is a mean with its tail).
  */
 const DYNAMODB_ROUND_TRIP_MS = 8;
 export const DURATIONS_MS = {
-  getPet: 4.7 + DYNAMODB_ROUND_TRIP_MS,
-  listPets: 5.3 + DYNAMODB_ROUND_TRIP_MS,
-  createPet: 6.9 + DYNAMODB_ROUND_TRIP_MS,
+  ...(Object.fromEntries(
+    Object.entries(operationFacts).map(([operation, { load }]) => [operation, load.serviceMs + DYNAMODB_ROUND_TRIP_MS]),
+  ) as Record<OperationId, number>),
   authorizer: 6.1 + DYNAMODB_ROUND_TRIP_MS,
 } as const satisfies Record<FunctionName, number>;
 /** A cold start's extra time: the import measured (docs/performance.md, Inputs to the capacity plan), plus Lambda's own set-up. */
@@ -69,29 +71,19 @@ export interface OperationLoad {
   readonly costPerMillion: number;
 }
 
-/** What one request of an operation asks of DynamoDB: requests, read and write units, index writes to one status. */
-interface PerRequest {
-  readonly dynamodbRequests: number;
-  readonly readUnits: number;
-  readonly writeUnits: number;
-  readonly indexWrites: number;
-}
-
 const readUnits = (items: number, consistent = false) =>
   Math.ceil((items * ITEM_BYTES) / 4096) * (consistent ? 1 : 0.5);
 
 export const operationLoads = (rate: number, memoryMb: number, pageSize = 20): OperationLoad[] => {
-  // Every operation's line (a new one without it is a type error), in the tables' order.
-  const perRequest: Record<OperationId, PerRequest> = {
-    // GetItem, eventually consistent.
-    getPet: { dynamodbRequests: 1, readUnits: readUnits(1), writeUnits: 0, indexWrites: 0 },
-    // One Query (byStatus) or Scan of pageSize + 1 items.
-    listPets: { dynamodbRequests: 1, readUnits: readUnits(pageSize + 1), writeUnits: 0, indexWrites: 0 },
-    // PutItem (1 WCU) + its byStatus index entry (1 WCU) + the counter's UpdateItem once per 100 ids.
-    createPet: { dynamodbRequests: 1.01, readUnits: 0, writeUnits: 2.01, indexWrites: 1 },
-  };
-  return Object.entries(perRequest).map(
-    ([operation, { dynamodbRequests, readUnits: ru, writeUnits: wu, indexWrites }]) => {
+  // Every operation's line (tools/operations/: a new one without it is a type error), in the tables' order.
+  return Object.entries(operationFacts).map(
+    ([
+      operation,
+      {
+        load: { dynamodbRequests, readItems, writeUnits: wu, indexWrites },
+      },
+    ]) => {
+      const ru = readUnits(readItems === 'page' ? pageSize + 1 : readItems);
       const durationMs = DURATIONS_MS[operation as OperationId];
       const gbSeconds = (memoryMb / 1024) * (durationMs / 1000);
       const costPerMillion =

@@ -1,4 +1,5 @@
-// Examples for the OpenAPI document, made by the code that makes the real answers: error
+// Examples for the OpenAPI document that every operation shares (each operation's own are in
+// tools/operations/), made by the code that makes the real answers: error
 // bodies come from the typed errors, the validation of the zod schemas and the gateway
 // response table, headers from the route table. So an example says what the service says;
 // test/unit/openapi-examples.test.ts checks each one against its schema in the document.
@@ -6,7 +7,7 @@ import type * as z from 'zod/mini';
 import { stageSettings } from '../infra/stages.ts';
 import {
   GatewayTimeoutError,
-  HttpError,
+  type HttpError,
   NotFoundError,
   PayloadTooLargeError,
   RETRY_AFTER_SECONDS,
@@ -16,10 +17,8 @@ import {
 } from '../shared/api/errors.ts';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../shared/api/gateway-responses.ts';
 import { API_VERSION_PATH, MAX_BODY_BYTES, route } from '../shared/api/routes.ts';
-import { ListPetsQuery, NewPet, type Pet, PetIdParams } from '../shared/api/schemas.ts';
+import type { Pet } from '../shared/api/schemas.ts';
 import { rateLimitPolicy } from '../shared/domain/api-keys.ts';
-import { createCursorCodec } from '../shared/domain/cursor.ts';
-import { contractError } from '../shared/lambda/idempotent-create.ts';
 
 /** An OpenAPI Example Object. */
 export interface Example {
@@ -28,23 +27,13 @@ export interface Example {
 }
 
 const REQUEST_ID = 'c0ffee00-1d2e-4f5a-8b9c-0123456789ab';
-/** A cursor as the service makes one (after the example page's last animal), with a secret of no stage. */
-const CURSOR = createCursorCodec('an example secret, used by no stage').encode({ after: 2, status: null });
 
 export const headerExamples = {
   requestId: REQUEST_ID,
   retryAfter: RETRY_AFTER_SECONDS,
   wwwAuthenticate: gatewayResponses.UNAUTHORIZED.headers!['WWW-Authenticate'],
-  location: `${API_VERSION_PATH}/pets/1`,
-  idempotencyKey: '5f0c6a2e-8d41-4b7a-9e3f-2c1d0b9a8e77',
-  nextLink: `<${API_VERSION_PATH}/pets?limit=2&cursor=${CURSOR}>; rel="next"`,
   /** Production's limits per key, as the authorizer names them. */
   rateLimitPolicy: rateLimitPolicy(stageSettings.production.keyLimits),
-};
-
-export const parameterExamples = {
-  listPets: { limit: 20, status: 'available', cursor: CURSOR },
-  getPet: { petId: 1 },
 };
 
 /** The headers every getPet response carries, as shared/lambda/middleware.ts writes them. */
@@ -56,24 +45,12 @@ export const deprecationExamples = {
   successorLink: `<${API_VERSION_PATH}${deprecation.successor}>; rel="successor-version"`,
 };
 
-const rex: Pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' };
-const mia: Pet = { id: 2, name: 'Mia', categoryId: 7, status: 'pending' };
-
-export const petExamples = {
-  newPet: {
-    minimal: { summary: 'Without a status (then available)', value: { name: 'Rex', categoryId: 3 } },
-    withStatus: { summary: 'With a status', value: { name: 'Mia', categoryId: 7, status: 'pending' } },
-  },
-  created: { rex: { summary: 'The created animal, with its id', value: rex } },
-  pet: { rex: { summary: 'An animal', value: rex } },
-  page: {
-    page: { summary: 'A page of animals', value: [rex, mia] },
-    empty: { summary: 'Nothing matches', value: [] },
-  },
-} satisfies Record<string, Record<string, Example>>;
+/** The animals the operations' examples (tools/operations/) show. */
+export const rex: Pet = { id: 1, name: 'Rex', categoryId: 3, status: 'available' };
+export const mia: Pet = { id: 2, name: 'Mia', categoryId: 7, status: 'pending' };
 
 /** The Error body the service sends for `error` (shared/lambda/middleware.ts, errorHandler). */
-const fromError = (summary: string, error: HttpError): Example => ({
+export const fromError = (summary: string, error: HttpError): Example => ({
   summary,
   value: {
     code: error.code,
@@ -85,17 +62,10 @@ const fromError = (summary: string, error: HttpError): Example => ({
 });
 
 /** The 400 that the service's validation gives for `input`. */
-const invalid = (summary: string, schema: z.ZodMiniType, input: unknown, location: string): Example => {
+export const invalid = (summary: string, schema: z.ZodMiniType, input: unknown, location: string): Example => {
   const parsed = schema.safeParse(input);
   if (parsed.success) throw new Error(`example "${summary}" is valid input: it shows no error`);
   return fromError(summary, validationError(parsed.error, location));
-};
-
-/** The contract's error for a refusal of Powertools' idempotency utility (its error's name). */
-const idempotencyRefusal = (name: string): HttpError => {
-  const refusal = contractError(Object.assign(new Error(name), { name }));
-  if (!(refusal instanceof HttpError)) throw new Error(`${name} is not turned into a contract error`);
-  return refusal;
 };
 
 /** The Error body API Gateway answers by itself (shared/api/gateway-responses.ts). */
@@ -105,27 +75,9 @@ const fromGateway = (summary: string, type: GatewayResponseType, gatewayMessage 
 });
 
 export const errorExamples = {
-  listPetsBadRequest: {
-    limit: invalid('limit out of range', ListPetsQuery, { limit: '500' }, 'query'),
-    status: invalid('unknown status', ListPetsQuery, { status: 'Sold' }, 'query'),
-  },
-  createPetBadRequest: {
-    missing: invalid('categoryId missing', NewPet, { name: 'Rex' }, 'body'),
-    unknownField: invalid('a field that is not allowed', NewPet, { id: 7, name: 'Rex', categoryId: 3 }, 'body'),
-  },
-  getPetBadRequest: { petId: invalid('petId not a positive integer', PetIdParams, { petId: '0' }, 'path') },
   notFound: { pet: fromError('No animal has that id', new NotFoundError('no animal has id 42')) },
   payloadTooLarge: { body: fromError('Body too large', new PayloadTooLargeError(MAX_BODY_BYTES)) },
   unsupportedMediaType: { contentType: fromError('Not JSON', new UnsupportedMediaTypeError()) },
-  conflict: {
-    inFlight: fromError(
-      'The first request with this key has not answered yet',
-      idempotencyRefusal('IdempotencyAlreadyInProgressError'),
-    ),
-  },
-  unprocessableEntity: {
-    otherBody: fromError('The key was used with another body', idempotencyRefusal('IdempotencyValidationError')),
-  },
   unauthorized: { key: fromGateway('Key missing, unknown, revoked or expired', 'UNAUTHORIZED') },
   forbidden: { readKey: fromGateway('A read key on POST /pets', 'ACCESS_DENIED') },
   tooManyRequests: { throttled: fromGateway('Over the limit', 'THROTTLED') },

@@ -3,7 +3,7 @@
 // together.
 import * as z from 'zod/mini';
 import { answers, MAX_BODY_BYTES, type Route, route } from '../shared/api/routes.ts';
-import type { ErrorCode } from '../shared/api/schemas.ts';
+import { type ErrorCode, responseSchemas } from '../shared/api/schemas.ts';
 import { deprecationExamples, type Example, errorExamples, headerExamples } from './openapi-examples.ts';
 
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -154,8 +154,8 @@ export interface OperationDoc {
   readonly success: {
     readonly description: string;
     readonly headers?: Record<string, object>;
-    /** Its body's schema (one registered with an id) and examples; absent for a 204. */
-    readonly content?: { readonly schema: z.ZodMiniType; readonly examples: Record<string, Example> };
+    /** Its body's examples, when its route entry names a `response` schema (not for a 204). */
+    readonly examples?: Record<string, Example>;
   };
   /** What the 400 says, when the route takes input. */
   readonly badRequest?: { readonly description: string; readonly examples: Record<string, Example> };
@@ -175,7 +175,9 @@ export const responsesOf = (r: Route, doc: Pick<OperationDoc, 'success' | 'badRe
   if (own.join() !== refusals.join())
     throw new Error(`${r.operationId}: its document words the refusals ${own}, its route entry says ${refusals}`);
   const generic = new Set(answers(r));
-  const { content } = doc.success;
+  const { examples } = doc.success;
+  if ((r.response !== undefined) !== (examples !== undefined))
+    throw new Error(`${r.operationId}: success examples are worded exactly when its route entry names a response`);
   if (generic.has(400) !== (doc.badRequest !== undefined))
     throw new Error(`${r.operationId}: a 400 (badRequest) is worded exactly when its route entry takes input`);
   return {
@@ -183,8 +185,8 @@ export const responsesOf = (r: Route, doc: Pick<OperationDoc, 'success' | 'badRe
       description: doc.success.description,
       headers: { ...requestIdHeader, ...rateLimitHeader, ...doc.success.headers, ...deprecation },
       // A 204 declares no content: it has no body.
-      ...(content && {
-        content: { 'application/json': { schema: schemaRef(content.schema), examples: content.examples } },
+      ...(r.response !== undefined && {
+        content: { 'application/json': { schema: schemaRef(responseSchemas[r.response]), examples } },
       }),
     },
     ...(doc.badRequest && {

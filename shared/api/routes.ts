@@ -6,7 +6,7 @@
 // The route table: the CDK API, the local server, the OpenAPI document and the typed
 // client are all generated from it, so a route exists everywhere or nowhere.
 
-import type { BodySchemaName, QuerySchemaName } from './schemas.ts';
+import type { BodySchemaName, QuerySchemaName, ResponseSchemaName } from './schemas.ts';
 
 export const API_VERSION_PATH = '/v1';
 
@@ -72,6 +72,8 @@ interface RouteEntry {
    * first (204: no content), then its own refusals.
    */
   readonly statuses: readonly [success: 200 | 201 | 204, ...refusals: number[]];
+  /** Its success body's schema (shared/api/schemas.ts, responseSchemas); absent exactly for a 204. */
+  readonly response?: ResponseSchemaName;
   /** The DynamoDB calls its handler makes, per table or index: its IAM grants and the tables' alarms. */
   readonly dynamodb: readonly TableCalls[];
   readonly deprecation?: Deprecation;
@@ -96,6 +98,7 @@ const ENTRIES = [
     scope: 'read',
     query: 'ListPetsQuery',
     statuses: [200],
+    response: 'Pets',
     dynamodb: [
       { table: 'pets', index: 'byStatusShard', actions: ['Query'] },
       { table: 'pets', actions: ['Scan'] },
@@ -113,6 +116,7 @@ const ENTRIES = [
     body: 'NewPet',
     // An Idempotency-Key still in flight, or reused with another body.
     statuses: [201, 409, 422],
+    response: 'Pet',
     dynamodb: [
       { table: 'pets', actions: ['PutItem'] },
       { table: 'counters', actions: ['UpdateItem'] },
@@ -128,6 +132,7 @@ const ENTRIES = [
     summary: 'Get an animal (deprecated: use GET /pets with the status filter)',
     scope: 'read',
     statuses: [200],
+    response: 'Pet',
     dynamodb: [{ table: 'pets', actions: ['GetItem'] }],
     deprecation: {
       since: new Date('2026-11-01T00:00:00Z'),

@@ -110,9 +110,16 @@ export const Pet = /* @__PURE__ */ z
   .register(z.globalRegistry, { id: 'Pet', description: 'An animal of the catalogue.' });
 export type Pet = z.infer<typeof Pet>;
 
-export const Pets = /* @__PURE__ */ z
+const Pets = /* @__PURE__ */ z
   .array(Pet)
   .register(z.globalRegistry, { id: 'Pets', description: 'A page of animals.', maxItems: LIMIT_MAX });
+
+/**
+ * Every success body an operation answers with, by name: a route entry's `response` is one of
+ * these names (shared/api/routes.ts), as for bodySchemas.
+ */
+export const responseSchemas = /* @__PURE__ */ (() => ({ Pet, Pets }))();
+export type ResponseSchemaName = keyof typeof responseSchemas;
 
 /**
  * Every cursor the service issues is base64url, a dot, base64url (shared/domain/cursor.ts), well

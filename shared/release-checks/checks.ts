@@ -11,7 +11,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
 import { API_VERSION_PATH, FUNCTION_NAMES, type FunctionName, type OperationId, route } from '../api/routes.ts';
-import { ErrorBody, Pets } from '../api/schemas.ts';
+import { ErrorBody, responseSchemas } from '../api/schemas.ts';
 import { proxyEvent } from '../lambda/proxy-event.ts';
 import { answerProblems, deprecationProblems, type GenericAnswer, genericChecks } from './generic.ts';
 import { type SampleRequest, samplePath, sampleRequests } from './samples.ts';
@@ -166,50 +166,57 @@ const genericReleaseChecks = async (target: CheckTarget, context: CheckContext, 
   return results;
 };
 
-type Checks = (target: CheckTarget, context: CheckContext) => Promise<CheckResult[]>;
-
-/** What each function's release checks hold beyond the generic ones: a function without its line is a type error. */
-const specificChecks: Readonly<Record<CheckedFunction, Checks>> = {
-  listPets: async (target, context) => [
-    await run('listPets answers 200 with an array of Animals', async () => {
-      const answer = await target.http(event(context, 'listPets', sampleRequests.listPets.valid));
-      if (answer.statusCode !== 200) return [`status ${answer.statusCode}, expected 200`];
-      return [...jsonContentType(answer), ...(Pets.safeParse(bodyOf(answer)).success ? [] : ['the body is not Pets'])];
+/**
+ * An operation's valid sample, where it is answered so on any stage (samples.ts, `anyStage`):
+ * its success status, in JSON, with a body of its route entry's `response` schema.
+ */
+const validSampleCheck = async (target: CheckTarget, context: CheckContext, operationId: OperationId) => {
+  const { valid } = sampleRequests[operationId];
+  const { response } = route(operationId);
+  if (!valid.anyStage) return [];
+  return [
+    await run(`${operationId} answers ${valid.status} with ${response ?? 'no body'}`, async () => {
+      const answer = await target.http(event(context, operationId, valid));
+      if (answer.statusCode !== valid.status) return [`status ${answer.statusCode}, expected ${valid.status}`];
+      if (response === undefined) return [];
+      const parsed = responseSchemas[response].safeParse(bodyOf(answer));
+      return [...jsonContentType(answer), ...(parsed.success ? [] : [`the body is not ${response}`])];
     }),
-  ],
-  // Its one sure answer on any stage is the generic not-found (no animal need exist).
-  getPet: async () => [],
-  // A create would create: its generic refusals are all a release may send it.
-  createPet: async () => [],
-  authorizer: async (target, context) => [
-    await run('the authorizer refuses a malformed key', () => refused(target, tokenEvent(context, 'Bearer not-a-key'))),
-    await run('the authorizer refuses an unknown key', () =>
-      refused(target, tokenEvent(context, `Bearer ${UNKNOWN_KEY}`)),
-    ),
-    await run("the authorizer lets the stage's probe key in", async () => {
-      if (!context.probeKey)
-        return ['no probe key to check with: the stack mints it (docs/deploying.md, The release probe key)'];
-      const answer = await target.authorize(tokenEvent(context, `Bearer ${context.probeKey}`));
-      if (answer.kind !== 'allowed') return [answer.kind === 'refused' ? 'refused it' : `failed: ${answer.message}`];
-      // A read key: its policy must allow the listing (and may deny the writes).
-      const statements = answer.result.policyDocument.Statement as { Effect?: string; Resource?: string | string[] }[];
-      const listing = (arn: string) => /\/GET\/v1\/pets$/.test(arn);
-      const problems: string[] = [];
-      if (!statements.some((s) => s.Effect === 'Allow' && [s.Resource ?? []].flat().some(listing)))
-        problems.push('its policy does not allow GET /v1/pets');
-      if (!/^key_/.test(answer.result.principalId)) problems.push('its principal is not a key id');
-      return problems;
-    }),
-  ],
+  ];
 };
 
-/** Each function's checks, in the order they run: its operation's generic ones, then its own. They create nothing (the probe key's last use aside). */
+type Checks = (target: CheckTarget, context: CheckContext) => Promise<CheckResult[]>;
+
+/** The authorizer's release checks: an operation's are derived from its route entry and samples. */
+const authorizerChecks: Checks = async (target, context) => [
+  await run('the authorizer refuses a malformed key', () => refused(target, tokenEvent(context, 'Bearer not-a-key'))),
+  await run('the authorizer refuses an unknown key', () =>
+    refused(target, tokenEvent(context, `Bearer ${UNKNOWN_KEY}`)),
+  ),
+  await run("the authorizer lets the stage's probe key in", async () => {
+    if (!context.probeKey)
+      return ['no probe key to check with: the stack mints it (docs/deploying.md, The release probe key)'];
+    const answer = await target.authorize(tokenEvent(context, `Bearer ${context.probeKey}`));
+    if (answer.kind !== 'allowed') return [answer.kind === 'refused' ? 'refused it' : `failed: ${answer.message}`];
+    // A read key: its policy must allow the listing (and may deny the writes).
+    const statements = answer.result.policyDocument.Statement as { Effect?: string; Resource?: string | string[] }[];
+    const listing = (arn: string) => /\/GET\/v1\/pets$/.test(arn);
+    const problems: string[] = [];
+    if (!statements.some((s) => s.Effect === 'Allow' && [s.Resource ?? []].flat().some(listing)))
+      problems.push('its policy does not allow GET /v1/pets');
+    if (!/^key_/.test(answer.result.principalId)) problems.push('its principal is not a key id');
+    return problems;
+  }),
+];
+
+/** Each function's checks, in the order they run: its operation's generic ones, then its valid sample's. They create nothing (the probe key's last use aside). */
 export const releaseChecks = Object.fromEntries(
   FUNCTION_NAMES.map((name): [CheckedFunction, Checks] => [
     name,
     async (target, context) => [
-      ...(name === 'authorizer' ? [] : await genericReleaseChecks(target, context, name)),
-      ...(await specificChecks[name](target, context)),
+      ...(name === 'authorizer'
+        ? await authorizerChecks(target, context)
+        : [...(await genericReleaseChecks(target, context, name)), ...(await validSampleCheck(target, context, name))]),
     ],
   ]),
 ) as Readonly<Record<CheckedFunction, Checks>>;

@@ -16,8 +16,12 @@ export interface SampleRequest {
 }
 
 export interface OperationSamples {
-  /** A request the operation answers with its success status. */
-  readonly valid: SampleRequest & { readonly status: number };
+  /**
+   * A request the operation answers with its success status. `anyStage`: it is so answered on
+   * every stage, a fresh one included, and writes nothing; the release checks then send it and hold
+   * its answer to the route entry's `response` schema (checks.ts).
+   */
+  readonly valid: SampleRequest & { readonly status: number; readonly anyStage: boolean };
   /** A request it refuses with 400 BAD_REQUEST, whose details name `field`. */
   readonly invalid: SampleRequest & { readonly status: 400; readonly field: string };
   /** A well-formed request for something absent: 404 NOT_FOUND. Only where a path parameter names a thing. */
@@ -32,17 +36,19 @@ const ABSENT_PET_ID = String(Number.MAX_SAFE_INTEGER);
 
 export const sampleRequests: Readonly<Record<OperationId, OperationSamples>> = {
   listPets: {
-    valid: { query: { limit: '5' }, status: 200 },
+    valid: { query: { limit: '5' }, status: 200, anyStage: true },
     invalid: { query: { limit: '0' }, status: 400, field: 'limit' },
   },
   createPet: {
-    valid: { body: { name: 'Sample', categoryId: 1 }, status: 201 },
+    // A create would create: its generic refusals are all a release may send it.
+    valid: { body: { name: 'Sample', categoryId: 1 }, status: 201, anyStage: false },
     // Refused by validation, before any write: a category that is not an integer.
     invalid: { body: { name: 'Sample', categoryId: 'seven' }, status: 400, field: 'categoryId' },
   },
   getPet: {
-    // The id of the first animal a fresh stage creates (e.g. createPet's valid sample).
-    valid: { pathParameters: { petId: '1' }, status: 200 },
+    // The id of the first animal a fresh stage creates (e.g. createPet's valid sample): on any
+    // stage, its one sure answer is the generic not-found.
+    valid: { pathParameters: { petId: '1' }, status: 200, anyStage: false },
     invalid: { pathParameters: { petId: 'abc' }, status: 400, field: 'petId' },
     notFound: { pathParameters: { petId: ABSENT_PET_ID }, status: 404 },
   },

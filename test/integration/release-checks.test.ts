@@ -168,6 +168,15 @@ const BROKEN: [string, CheckedFunction, Breakage, RegExp][] = [
     /its details name other, not limit/,
   ],
   [
+    'listPets whose 200 is not a page of animals (its valid sample is sent on any stage)',
+    'listPets',
+    async (_, event, real) =>
+      event.queryStringParameters?.limit === '5'
+        ? { result: { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '[{"id":"one"}]' } }
+        : real(),
+    /the body is not Pets/,
+  ],
+  [
     'createPet that accepts an invalid body',
     'createPet',
     async () => ({ result: { statusCode: 201, headers: { 'Content-Type': 'application/json' }, body: '{}' } }),

@@ -35,6 +35,10 @@ const missing = (r: Route): string[] => {
     if (actions.length === 0) lack(`a DynamoDB call on ${table} with no action`);
   }
   if (!releaseChecks[r.operationId]) lack('no release checks (shared/release-checks/checks.ts)');
+  if ((r.statuses[0] === 204) !== (r.response === undefined))
+    lack(
+      r.response ? 'a response schema, but it succeeds with 204 (no body)' : 'no response schema (its success body)',
+    );
 
   const samples = sampleRequests[r.operationId];
   if (!samples) lack('no sample requests (shared/release-checks/samples.ts)');

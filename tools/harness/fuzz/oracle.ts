@@ -137,7 +137,7 @@ export const violations = (request: FuzzRequest, answer: Answer, secrets: Oracle
       }
     }
   } else if (match) {
-    // The success body's schema as the operation's document words it (tools/openapi.ts).
+    // The success body's schema as the operation's route entry names it (`response`).
     const schema = successSchema(match.route.operationId);
     if (schema && !schema.safeParse(body).success)
       found.push(`not a ${match.route.operationId} answer: ${answer.body.slice(0, 200)}`);
