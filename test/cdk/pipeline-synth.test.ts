@@ -50,7 +50,24 @@ const synthLikeThePipeline = (extra: Record<string, string>) => {
     // That layer is published by AWS from its own account: its ARN names AWS's account, not ours.
     return JSON.stringify(parsed).replace(AWS_PUBLISHED_LAYER, ':aws-published:layer:');
   };
-  return { environment: (stage: DeployedStage) => manifest.artifacts[stackName(stage)].environment, template };
+  return {
+    environment: (stage: DeployedStage) => manifest.artifacts[stackName(stage)].environment,
+    template,
+    stderr: run.stderr,
+  };
+};
+
+/**
+ * What the CLI prints of the app's annotations holds each message, and no line that is only a
+ * source location: the CLI prints an annotation's creation trace as one (`file:…/infra/app.ts:35:14`
+ * above the CI stack's warning), which a reader cannot tell from stray output.
+ */
+const expectAnnotationsWithoutLocations = (stderr: string) => {
+  expect(stderr).toMatch(/^WARNING PetStore-ci trusts no repository: /m);
+  expect(
+    stderr.split('\n').filter((line) => /^\S*\.[cm]?[jt]s:\d+(:\d+)?$/.test(line.trim())),
+    stderr,
+  ).toEqual([]);
 };
 
 // https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html lists its ARNs.
@@ -70,6 +87,7 @@ describe('synth as the pipeline runs it', () => {
 
   test('names no region and no account: each deploy names them (environment-agnostic)', () => {
     const synth = synthLikeThePipeline({ PETSTORE_ALARM_DESTINATIONS_PRODUCTION: CI_ALARM_STAND_IN });
+    expectAnnotationsWithoutLocations(synth.stderr);
     for (const stage of DEPLOYED_STAGES) {
       expect(synth.environment(stage)).toBe('aws://unknown-account/unknown-region');
       const template = synth.template(stage);
@@ -106,4 +124,12 @@ test("`cdk synth PetStore-staging` without production's alarm destination says w
   expect(run.stderr).toMatch(/PetStore-production.*alarms reach NOBODY/);
   // …and how to synthesize staging without it (README: Deploying).
   expect(run.stderr).toMatch(/synthesize another stage alone: npx cdk synth -e PetStore-staging/);
+}, 300_000);
+
+test("a bare `cdk synth` without any destination: production's error and each warning, no location lines", () => {
+  const run = cdk(['synth'], {}, mkdtempSync(join(tmpdir(), 'bare-synth-')));
+  expect(run.status).toBe(1);
+  expect(run.stderr).toMatch(/^ERROR PetStore-production's alarms reach NOBODY/m);
+  expect(run.stderr).toMatch(/^WARNING PetStore-staging's alarms reach NOBODY/m);
+  expectAnnotationsWithoutLocations(run.stderr);
 }, 300_000);
