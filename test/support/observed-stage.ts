@@ -1,12 +1,17 @@
 // Drives every answer the local stage gives, each function's and API Gateway's own, failures
 // included (a table deleted under a running function, then under the authorizer), and files
-// the server's output as CloudWatch would. Used once per run by logs-and-metrics.test.ts.
+// the server's output as CloudWatch would. Used by request-logs.test.ts (the functions' and the
+// authorizer's lines) and access-log-and-metrics.test.ts (the gateway's line, the metrics, the
+// saved queries), each with a stage of its own.
+
+import type { LogSource } from '../../infra/monitoring/queries.ts';
 import { type OperationId, routes } from '../../shared/api/routes.ts';
 import { keysTable, petsTable } from '../../shared/dynamodb/tables.ts';
+import { REQUEST_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
 import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { bearer, call, type Reply, type RequestOptions, startServer, unknownKey } from '../e2e/support.ts';
-import { embeddedDynamoDB, type ParsedOutput, parseOutput } from './observability.ts';
+import { embeddedDynamoDB, linesOf, type ParsedOutput, parseOutput } from './observability.ts';
 
 export interface Exchange {
   reply: Reply;
@@ -17,6 +22,14 @@ export interface Exchange {
   expected: number;
   requestId: string;
 }
+
+/** A function's (or the authorizer's) summary lines: one per request it answered. */
+export const summariesOf = (parsed: ParsedOutput, source: LogSource) =>
+  linesOf(parsed, source).filter((line) => line.message === REQUEST_SUMMARY_MESSAGE);
+
+/** The exchanges a function answered (not API Gateway by itself). */
+export const reachedFunctions = (exchanges: Exchange[]) =>
+  exchanges.filter((e): e is Exchange & { operation: OperationId } => e.operation !== undefined);
 
 /** The stage after every answer was driven: its output filed as CloudWatch would file it. */
 interface ObservedStage {
