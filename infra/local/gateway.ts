@@ -3,33 +3,30 @@
 // results, the gateway responses of shared/api/gateway-responses.ts, and an access log.
 
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
-import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import { isBinaryMediaType, type OperationId, resourcePath } from '../../shared/api/routes.ts';
-import type { ErrorBody } from '../../shared/api/schemas.ts';
 import { AUTHORIZATION_PATTERN } from '../../shared/domain/api-keys.ts';
 import { type CallerIdentity, type ClientRequest, proxyEvent } from '../../shared/lambda/proxy-event.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import type { KeyLimits } from '../stages.ts';
+import { accessLogLine } from './access-log-line.ts';
 import type { AuthorizerCache } from './authorizer-cache.ts';
 import { allows } from './authorizer-policy.ts';
 import { ConcurrencyLimitExceeded } from './concurrency.ts';
 import { serveDocsPage } from './docs-page.ts';
+import { gatewayErrorResult, writeResult } from './gateway-answers.ts';
 import { GatewayError, refuseLateBody } from './gateway-error.ts';
 import { createKeyLimiter, KEY_REFUSAL_MESSAGES } from './key-limits.ts';
 import type { LocalFunction } from './lambda-runtime.ts';
 import { createListingCache } from './listing-cache.ts';
 import {
   type BodyReaderOptions,
-  closeAfterAnswer,
-  closesConnection,
   createBodyReader,
   declaresMoreThanPayloadLimit,
   hasUnknownExpectation,
@@ -188,19 +185,7 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         // The client left, or sent a body Node could not parse (answerClientError answers that):
         // nobody waits for this answer, so there is none, and no access log line.
         if (error instanceof RequestAbandoned) return undefined;
-        const type: GatewayResponseType = error instanceof GatewayError ? error.type : 'DEFAULT_5XX';
-        const message = error instanceof GatewayError ? error.message : 'Internal server error';
-        log.errorResponseType = type;
-        log.errorMessage = message;
-        const { status, headers } = gatewayResponses[type];
-        const body: ErrorBody = gatewayErrorBody(type, requestId, message);
-        if (error instanceof GatewayError && error.own) body.message = message;
-        if (error instanceof GatewayError && error.detail) body.details = [error.detail];
-        return {
-          statusCode: status,
-          headers: { 'Content-Type': 'application/json', ...headers },
-          body: JSON.stringify(body),
-        };
+        return gatewayErrorResult(error, requestId, log);
       })
       .then((result) => {
         if (!result || res.destroyed) return;
@@ -214,51 +199,6 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
         res.once('finish', () => accessLog(log));
         writeResult(res, requestId, result);
       });
-  };
-};
-
-/** CLF's time, as $context.requestTime: `29/Nov/2026:01:31:07 +0000`. */
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const two = (n: number) => String(n).padStart(2, '0');
-let clfSecond = Number.NaN;
-let clfText = '';
-/** Formatted once per second: every request of that second names the same. */
-const clfTime = (ms: number): string => {
-  const second = Math.floor(ms / 1000);
-  if (second !== clfSecond) {
-    const d = new Date(ms);
-    clfSecond = second;
-    clfText = `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
-  }
-  return clfText;
-};
-
-/** The access-log line of a request that just arrived: what is known before anything is decided. */
-const accessLogLine = (req: IncomingMessage, requestId: string, started: number): AccessLogLine => {
-  const target = req.url ?? '';
-  const query = target.indexOf('?');
-  return {
-    requestId,
-    keyId: null,
-    requestTime: clfTime(started),
-    requestTimeEpoch: started,
-    sourceIp: req.socket.remoteAddress ?? null,
-    userAgent: req.headers['user-agent'] ?? null,
-    httpMethod: req.method ?? null,
-    // As sent, without the query string ($context.path has none); the local stage has no stage prefix.
-    path: query === -1 ? target : target.slice(0, query),
-    resourcePath: null,
-    protocol: `HTTP/${req.httpVersion}`,
-    status: null,
-    responseLength: null,
-    responseLatency: null,
-    integrationLatency: null,
-    errorResponseType: null,
-    errorMessage: null,
-    authorizerRequestId: null,
-    authorizerError: null,
-    integrationError: null,
-    integrationErrorMessage: null,
   };
 };
 
@@ -279,60 +219,3 @@ const clientRequest = (req: IncomingMessage, url: URL, body: Buffer): ClientRequ
     domainName: req.headers.host ?? 'localhost',
   };
 };
-
-const writeResult = (res: ServerResponse, requestId: string, result: APIGatewayProxyResult) => {
-  const headers: Record<string, string | string[]> = { 'Content-Type': 'application/json' };
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
-  headers['x-amzn-RequestId'] = requestId;
-  // A text body goes as a string: Node then sends it in one write with the head, where a
-  // Buffer makes a second chunk and a writev, which cost 4 times as much per response here.
-  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
-  headers['Content-Length'] = String(Buffer.byteLength(body));
-  // What is left of a body nobody will read is not read: the answer closes the connection
-  // (Connection: close), as RFC 9112 §9.6 lets a server do, and requests after it go unanswered.
-  if (closesConnection(res.req)) closeAfterAnswer(res);
-  res.writeHead(result.statusCode, headers);
-  res.end(body);
-};
-
-/** A gateway response written straight to a connection Node's HTTP server gave up on; then closes it. */
-const answerRaw = (socket: Duplex, type: GatewayResponseType, message: string): void => {
-  const requestId = randomUUID();
-  const body = JSON.stringify(gatewayErrorBody(type, requestId, message));
-  const { status, headers } = gatewayResponses[type];
-  const extra = Object.entries(headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nx-amzn-RequestId: ${requestId}\r\n` +
-      `${extra.join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-};
-
-/**
- * What Node's HTTP parser refuses before any handler runs (bytes outside HTTP's
- * grammar in the request line or a header, headers over 16 KiB) still gets the
- * contract's Error body, instead of Node's bare `400`/`431` with no body. A method
- * Node's parser does not know (`FOO`, lower-case `get`) names no route: 404, as API
- * Gateway answers any method it has no resource for.
- */
-export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  if (error.code === 'HPE_INVALID_METHOD') {
-    answerRaw(socket, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
-    return;
-  }
-  const message =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? 'Request headers are too large'
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 'The request was not received in time'
-        : 'Malformed HTTP request';
-  answerRaw(socket, 'DEFAULT_4XX', message);
-};
-
-/** `CONNECT`, which Node hands over as a tunnel request, names no route either: 404. */
-export const answerConnect = (_req: IncomingMessage, socket: Duplex): void =>
-  answerRaw(socket, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
