@@ -41,33 +41,72 @@ export const REQUEST_TIMEOUT_ENV = 'DYNAMODB_REQUEST_TIMEOUT_MS';
 /**
  * Set by the local stage only: `<endpoint> <socket path>`, the Unix socket its embedded DynamoDB
  * serves that endpoint on (the data directory's permissions guard it, infra/local/dynamodb-socket.ts).
- * The requests are signed for the endpoint, and a connection to the endpoint's host and port goes
- * to the socket instead (socketAgent); any other goes where it is addressed (a test's proxy).
+ * A connection to the endpoint's host and port goes to the socket instead (socketAgent), and a
+ * request for it goes unsigned (socketSigner); any other goes where it is addressed, signed (a
+ * test's proxy).
  */
 export const SOCKET_PATH_ENV = 'DYNAMODB_ENDPOINT_SOCKET';
 
-/**
- * For SOCKET_PATH_ENV's `<endpoint> <socket path>`: the SDK's agent settings (keep-alive, 50 sockets),
- * connecting to the endpoint's host and port through the socket. Decided per connection, not when the
- * client is made: the SDK reads the endpoint from the environment at its first call, which a test
- * may have pointed elsewhere since.
- */
-const socketAgent = (setting: string) => {
+/** SOCKET_PATH_ENV's setting: the endpoint's host and port, and the socket that serves them. */
+interface StoreSocket {
+  hostname: string;
+  port: string;
+  path: string;
+}
+const storeSocket = (setting: string): StoreSocket | undefined => {
   const space = setting.indexOf(' ');
   if (space <= 0) return undefined;
+  const { hostname, port } = new URL(setting.slice(0, space));
+  return { hostname, port, path: setting.slice(space + 1) };
+};
+const boundFor = (socket: StoreSocket, host: unknown, port: unknown) =>
+  host === socket.hostname && String(port) === socket.port;
+
+/**
+ * The SDK's agent settings (keep-alive, 50 sockets), connecting to the endpoint's host and port
+ * through the socket. Decided per connection, not when the client is made: the SDK reads the
+ * endpoint from the environment at its first call, which a test may have pointed elsewhere since.
+ */
+const socketAgent = (socket: StoreSocket) => {
   // Loaded here, not imported: a deployed function never has the setting, and its bundle's node:http
   // is an alias with only what it uses (infra/constructs/lambda-node-http.ts).
   const { Agent } = process.getBuiltinModule('node:http');
   const { createConnection } = process.getBuiltinModule('node:net');
-  const { hostname, port } = new URL(setting.slice(0, space));
-  const socketPath = setting.slice(space + 1);
   const agent = new Agent({ keepAlive: true, maxSockets: 50 });
   const direct = agent.createConnection.bind(agent);
   agent.createConnection = (options, callback) =>
-    options.host === hostname && String(options.port) === port
-      ? createConnection({ path: socketPath }) // returned, as Node's own agent returns it: no callback
+    boundFor(socket, options.host, options.port)
+      ? createConnection({ path: socket.path }) // returned, as Node's own agent returns it: no callback
       : direct(options, callback);
   return agent;
+};
+
+/**
+ * What the store's socket is sent instead of a signature. Nothing on the socket reads a signature:
+ * the file system checked the caller when it connected (infra/local/dynamodb-socket.ts), so signing
+ * there cost ~40 µs of CPU and ~20 KB of garbage a call for nothing (docs/performance.md). dynalite
+ * still refuses a request without an Authorization header of SigV4's form and a date (it reads the
+ * form, never the signature): these say plainly that the request is unsigned.
+ */
+const UNSIGNED_AUTHORIZATION = 'AWS4-HMAC-SHA256 Credential=unsigned, SignedHeaders=host, Signature=unsigned';
+
+/**
+ * `signer` for every request but those bound for the socket (the same host and port as socketAgent
+ * decides, per request), which go with UNSIGNED_AUTHORIZATION: a request sent anywhere else, to a
+ * test's proxy say, is signed as ever.
+ */
+type Signable = { hostname: string; port?: number | undefined; headers: Record<string, string> };
+type Signer = { sign<R extends Signable>(request: R, options?: { signingDate?: Date }): Promise<R> };
+const socketSigner = (socket: StoreSocket, sigV4: SignatureV4): Signer => {
+  const signed = sigV4.sign.bind(sigV4) as Signer['sign']; // its request overload
+  return {
+    sign: (request, options) => {
+      if (!boundFor(socket, request.hostname, request.port)) return signed(request, options);
+      request.headers.authorization = UNSIGNED_AUTHORIZATION;
+      request.headers['x-amz-date'] = (options?.signingDate ?? new Date()).toISOString().replace(/[-:]|\.\d{3}/g, '');
+      return Promise.resolve(request);
+    },
+  };
 };
 
 const budgetFromEnvironment = (): TimeBudget => {
@@ -111,9 +150,10 @@ export const plainClient = (
   /** Another client's, to share its connections (containerClient). */
   requestHandler?: DynamoDBClient['config']['requestHandler'],
 ): DynamoDBClient => {
-  let signer: SignatureV4 | undefined;
+  let signer: Signer | undefined;
   // The environment's socket goes with the environment's endpoint, never with a connection given.
-  const httpAgent = connection.endpoint === undefined ? socketAgent(process.env[SOCKET_PATH_ENV] ?? '') : undefined;
+  const socket = connection.endpoint === undefined ? storeSocket(process.env[SOCKET_PATH_ENV] ?? '') : undefined;
+  const httpAgent = socket && socketAgent(socket);
   const client: DynamoDBClient = new DynamoDBClient({
     ...connection,
     retryStrategy: new ConfiguredRetryStrategy(budget.maxAttempts, budget.backoffMs),
@@ -126,13 +166,17 @@ export const plainClient = (
     },
     // The SDK's SHA-256 but for its HMAC key, made a KeyObject once (sha256.ts): ~12 µs a call on Node 24.
     sha256: KeyObjectSha256,
-    signer: async () =>
-      (signer ??= new SignatureV4({
+    signer: async () => {
+      if (signer) return signer;
+      const sigV4 = new SignatureV4({
         credentials: client.config.credentials,
         region: client.config.region,
         service: 'dynamodb',
         sha256: KeyObjectSha256,
-      })),
+      });
+      signer = socket ? socketSigner(socket, sigV4) : sigV4;
+      return signer;
+    },
     cacheMiddleware,
   });
   for (const name of UNNEEDED_MIDDLEWARE) client.middlewareStack.remove(name);

@@ -4,9 +4,12 @@
 // proxy before their first call still reaches the proxy.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { rmSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type LocalStage, startLocalStage } from '../../infra/local/stage.ts';
+import { createDynamoDBClient } from '../../shared/dynamodb/client.ts';
 import { newDataDir } from '../../tools/harness/local-server.ts';
 
 let stage: LocalStage;
@@ -34,9 +37,12 @@ const createPet = (name: string) =>
 
 test('every DynamoDB request of a create and a read arrives on the socket, none on the TCP port', async () => {
   const arrived: Array<'socket' | 'tcp'> = [];
+  const authorizations: string[] = [];
   const onRequest = (message: unknown) => {
     const { request } = message as { request: IncomingMessage };
-    if (request.headers['x-amz-target']) arrived.push(request.socket.remoteAddress === undefined ? 'socket' : 'tcp');
+    if (!request.headers['x-amz-target']) return;
+    arrived.push(request.socket.remoteAddress === undefined ? 'socket' : 'tcp');
+    authorizations.push(request.headers.authorization ?? '');
   };
   subscribe('http.server.request.start', onRequest);
   try {
@@ -50,4 +56,34 @@ test('every DynamoDB request of a create and a read arrives on the socket, none 
   }
   expect(arrived.length).toBeGreaterThan(1);
   expect(arrived.filter((path) => path === 'tcp')).toEqual([]);
+  // Nothing on the socket reads a signature (the file system checked the caller): none is made.
+  // A SigV4 Authorization header ends in `Signature=` and 64 hex digits (AWS's SigV4 reference,
+  // https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html).
+  expect(authorizations.filter((header) => SIGV4.test(header))).toEqual([]);
+});
+
+/** A SigV4 Authorization header ends in `Signature=` and 64 hex digits (AWS's SigV4 reference, above). */
+const SIGV4 = /^AWS4-HMAC-SHA256 Credential=\S+, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/;
+
+test('a request the functions send anywhere but the socket is signed', async () => {
+  // Another DynamoDB endpoint in the environment (a test's proxy), the stage's socket setting unchanged.
+  const seen: string[] = [];
+  const other = createServer((req, res) => {
+    seen.push(req.headers.authorization ?? '');
+    req.resume();
+    res.writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0' }).end('{}');
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  const client = createDynamoDBClient();
+  try {
+    await client.send(new GetItemCommand({ TableName: 'pets', Key: { id: { N: '1' } } }));
+  } finally {
+    client.destroy();
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+    other.close();
+  }
+  expect(seen).toHaveLength(1);
+  expect(seen[0]).toMatch(SIGV4);
 });
