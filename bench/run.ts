@@ -15,6 +15,7 @@
 // Environment: BENCH_QUICK=1 (a short run that proves it works: few, short rounds, 10,000
 // animals for 100,000), BENCH_ROUNDS (3), BENCH_ROUND_SECONDS (8; part 3 at most 3), BENCH_PARTS
 // (server,handlers,listing), BENCH_CPU_PROF=dir (a V8 CPU profile of each server there),
+// BENCH_NODE_ARGS (Node's flags for each server, space-separated: `--import <module>` say),
 // BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits' worktrees with
 // their node_modules: each one's `npm start` as a further side of part 1, named by its
 // directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.

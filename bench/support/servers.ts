@@ -18,8 +18,11 @@ import type { Probe } from '../../tools/harness/probe-client.ts';
 /** Stopped with the harness's disposeServer. Its base URL ends in /v1; `keys`: its requests take turns with them. */
 export type BenchServer = LocalServer & { probe: Probe; dynamodbEndpoint: string; keys: string[] };
 
-/** BENCH_CPU_PROF=dir writes each server's V8 CPU profile there. */
-const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+/** BENCH_CPU_PROF=dir writes each server's V8 CPU profile there; BENCH_NODE_ARGS: Node's flags for every server, space-separated. */
+const nodeArgs = [
+  ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+  ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+];
 const benchServer = (server: LocalServer, dynamodbEndpoint: string, keys: string[]): BenchServer => ({
   ...server,
   ...{ probe: server.probe!, dynamodbEndpoint, keys },
