@@ -84,7 +84,7 @@ const socketAgent = (socket: StoreSocket) => {
 /**
  * What the store's socket is sent instead of a signature. Nothing on the socket reads a signature:
  * the file system checked the caller when it connected (infra/local/dynamodb-socket.ts), so signing
- * there cost ~40 µs of CPU and ~20 KB of garbage a call for nothing (docs/performance.md). dynalite
+ * there cost ~40 µs of CPU and ~18 KB of garbage a call for nothing (docs/performance.md). dynalite
  * still refuses a request without an Authorization header of SigV4's form and a date (it reads the
  * form, never the signature): these say plainly that the request is unsigned.
  */
