@@ -15,6 +15,9 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** What the server has seen so far: the tests wait on it, not on a guess of how long it takes. */
+const seen = { connections: 0, requests: 0 };
+
 /**
  * A server keeping `max` connections whose requests to /slow are answered only when `release` is
  * called; a request to /upload/{key} stands for one of `key` that waits for its body.
@@ -22,7 +25,10 @@ afterEach(() => {
 const serve = async (max: number, name = 'test') => {
   const held: Array<() => void> = [];
   const uploads = new Map<Socket, string>();
+  seen.connections = 0;
+  seen.requests = 0;
   server = createServer((req, res) => {
+    seen.requests++;
     const upload = /^\/upload\/(\w+)$/.exec(req.url ?? '')?.[1];
     if (upload) uploads.set(req.socket, upload);
     else if (req.url === '/slow') held.push(() => res.end('slow'));
@@ -30,6 +36,7 @@ const serve = async (max: number, name = 'test') => {
   });
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
   limitConnections(server, { max, name, awaitingBody: (socket) => uploads.get(socket) });
+  server.on('connection', () => seen.connections++); // after the limit's own listener
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -39,25 +46,35 @@ const serve = async (max: number, name = 'test') => {
   return { port, release };
 };
 
-/** A client connection that records whether the server closed it. */
+/**
+ * A client connection that records whether the server closed it, once the server has taken it
+ * (so that connections are older in the order they were opened, on a loaded machine too).
+ */
 const open = async (port: number) => {
+  const connections = seen.connections;
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   const client = { socket, closed: false, received: '' };
   socket.on('data', (chunk) => (client.received += chunk));
   socket.on('close', () => (client.closed = true));
   await once(socket, 'connect');
-  await settle();
+  await vi.waitUntil(() => seen.connections > connections, { timeout: 5_000, interval: 5 });
+  await settle(); // what the server closed on its account reaches the client
   return client;
 };
 const settle = () => new Promise((r) => setTimeout(r, 50));
-const send = (socket: Socket, path: string) => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+/** Sends requests and waits until the server has read every one of them. */
+const send = async (...requests: Array<[Socket, string]>) => {
+  const expected = seen.requests + requests.length;
+  for (const [socket, path] of requests) socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  await vi.waitUntil(() => seen.requests >= expected, { timeout: 5_000, interval: 5 });
+};
 
 test('past the limit, the connection idle the longest is closed: a silent one before one answered since', async () => {
   const { port } = await serve(3);
   const [first, second, third] = [await open(port), await open(port), await open(port)];
-  send(first.socket, '/fast'); // answered: now the most recently active
-  await settle();
+  await send([first.socket, '/fast']); // answered: now the most recently active
+  await vi.waitUntil(() => first.received !== '', { timeout: 5_000 });
   const fourth = await open(port);
   expect([first.closed, second.closed, third.closed, fourth.closed]).toEqual([false, true, false, false]);
   const fifth = await open(port);
@@ -68,18 +85,14 @@ test('past the limit, the connection idle the longest is closed: a silent one be
 test('a connection with a request in flight is never closed; when all have one, the newcomer is', async () => {
   const { port, release } = await serve(2, 'busy');
   const [busy, idle] = [await open(port), await open(port)];
-  send(busy.socket, '/slow');
-  await settle();
+  await send([busy.socket, '/slow']);
   const third = await open(port); // closes idle, not busy
   expect([busy.closed, idle.closed, third.closed]).toEqual([false, true, false]);
-  send(third.socket, '/slow');
-  await settle();
+  await send([third.socket, '/slow']);
   const fourth = await open(port); // both have a request in flight
   expect([busy.closed, third.closed, fourth.closed]).toEqual([false, false, true]);
   release();
-  await settle();
-  expect(busy.received).toMatch(/slow$/);
-  expect(third.received).toMatch(/slow$/);
+  await vi.waitUntil(() => busy.received.endsWith('slow') && third.received.endsWith('slow'), { timeout: 5_000 });
   const warnings = () => vi.mocked(console.warn).mock.calls.filter(([line]) => String(line).startsWith('busy: '));
   expect(warnings()).toEqual([]); // once a second at most, with the counts
   await new Promise((r) => setTimeout(r, 1100));
@@ -91,15 +104,10 @@ test('a connection with a request in flight is never closed; when all have one, 
 test('when all have a request in flight, an upload waiting for its body goes, of the key with the most, before the newcomer', async () => {
   const { port, release } = await serve(4, 'uploads');
   const [slow, a1, b1, b2] = [await open(port), await open(port), await open(port), await open(port)];
-  send(slow.socket, '/slow');
-  send(a1.socket, '/upload/a');
-  send(b1.socket, '/upload/b');
-  send(b2.socket, '/upload/b');
-  await settle();
+  await send([slow.socket, '/slow'], [a1.socket, '/upload/a'], [b1.socket, '/upload/b'], [b2.socket, '/upload/b']);
   const newcomer = await open(port); // key b waits on two: its oldest goes
   expect([slow.closed, a1.closed, b1.closed, b2.closed, newcomer.closed]).toEqual([false, false, true, false, false]);
-  send(newcomer.socket, '/slow');
-  await settle();
+  await send([newcomer.socket, '/slow']);
   const next = await open(port); // a and b one each: the oldest of them, a's
   expect([slow.closed, a1.closed, b2.closed, newcomer.closed, next.closed]).toEqual([false, true, false, false, false]);
   release();

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
+import { LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS } from '../../infra/local/config.ts';
 import { ensureTables } from '../../infra/local/embedded-dynamodb.ts';
 import { LOCAL_AWS_ENV, localClientConfig } from '../../infra/local/function-environment.ts';
 import { createDynamoDBClient, DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
@@ -12,7 +13,11 @@ import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 export interface TestDynamoDB {
   endpoint: string;
   client: DynamoDBDocumentClient;
-  /** The functions' plain client (the animals' repository's), pointed at this DynamoDB. */
+  /**
+   * The functions' plain client (the animals' repository's), pointed at this DynamoDB, with the
+   * local stage's time budget: these tests are about what is stored, and a loaded machine must not
+   * turn them into tests of the deployed 1 s budget (the fault tests hold that: budgetedPlainClient).
+   */
   plain: DynamoDBClient;
   close(): Promise<void>;
 }
@@ -24,7 +29,8 @@ export const startTestDynamoDB = async (): Promise<TestDynamoDB> => {
   await ensureTables(endpoint);
   Object.assign(process.env, LOCAL_AWS_ENV);
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(endpoint)));
-  const plain = createDynamoDBClient(DYNAMODB_TIME_BUDGET, undefined, localClientConfig(endpoint));
+  const budget = { ...DYNAMODB_TIME_BUDGET, requestTimeoutMs: LOCAL_DYNAMODB_REQUEST_TIMEOUT_MS };
+  const plain = createDynamoDBClient(budget, undefined, localClientConfig(endpoint));
   return {
     endpoint,
     client,
