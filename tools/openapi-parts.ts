@@ -148,6 +148,9 @@ export const sunsetDay = sunset.toISOString().slice(0, 10);
  */
 export interface OperationDoc {
   readonly description: string;
+  /** An example of each query parameter, when its route entry names a `query` schema (its parameters come from it). */
+  readonly queryExamples?: Readonly<Record<string, unknown>>;
+  /** Its path and header parameters. */
   readonly parameters?: readonly object[];
   /** The body's examples, when the route takes one. */
   readonly bodyExamples?: Record<string, Example>;

@@ -5,10 +5,10 @@ import * as z from 'zod/mini';
 import { LOCAL_DEFAULTS } from '../infra/local/config.ts';
 import { DEPLOYED_STAGES } from '../infra/stages.ts';
 import { API_VERSION_PATH, type OperationId, type Route, route, routes } from '../shared/api/routes.ts';
-import { bodySchemas, responseSchemas } from '../shared/api/schemas.ts';
+import { bodySchemas, querySchemas, responseSchemas } from '../shared/api/schemas.ts';
 import { AUTHORIZATION_PATTERN } from '../shared/domain/api-keys.ts';
 import { guide } from './openapi-guide.ts';
-import { responsesOf, schemaRef } from './openapi-parts.ts';
+import { parameters, responsesOf, schemaRef } from './openapi-parts.ts';
 import { operationFacts } from './operations/index.ts';
 
 /** The schema of an operation's success body, as its route entry names it; undefined for a 204. */
@@ -17,12 +17,28 @@ export const successSchema = (operationId: OperationId) => {
   return response === undefined ? undefined : responseSchemas[response];
 };
 
+/** The parameters of the route's `query` schema, each with its example: one missing or extra is an error. */
+const queryParameters = (route: Route, examples: Readonly<Record<string, unknown>> | undefined) => {
+  const shape = route.query === undefined ? {} : querySchemas[route.query].shape;
+  const [named, given] = [Object.keys(shape), Object.keys(examples ?? {})];
+  if (named.toSorted().join() !== given.toSorted().join())
+    throw new Error(`${route.operationId}: query examples for ${given}, its route entry's query has ${named}`);
+  return route.query === undefined ? [] : parameters(shape, 'query', examples ?? {});
+};
+
 /** An operation's description, parameters, body and answers: its document's words on its route's facts. */
 const operationOf = (route: Route) => {
-  const { description, parameters: params, bodyExamples, ...answers } = operationFacts[route.operationId].openapi;
+  const {
+    description,
+    queryExamples,
+    parameters: own = [],
+    bodyExamples,
+    ...answers
+  } = operationFacts[route.operationId].openapi;
+  const params = [...queryParameters(route, queryExamples), ...own];
   return {
     description,
-    ...(params && { parameters: params }),
+    ...(params.length > 0 && { parameters: params }),
     ...(route.body !== undefined && {
       requestBody: {
         required: true,

@@ -3,7 +3,7 @@ import { API_VERSION_PATH } from '../../shared/api/routes.ts';
 import { ListPetsQuery } from '../../shared/api/schemas.ts';
 import { createCursorCodec } from '../../shared/domain/cursor.ts';
 import { invalid, mia, rex } from '../openapi-examples.ts';
-import { header, LINK_SCHEMA, parameters } from '../openapi-parts.ts';
+import { header, LINK_SCHEMA } from '../openapi-parts.ts';
 import type { OperationFacts } from './index.ts';
 
 /** A cursor as the service makes one (after the example page's last animal), with a secret of no stage. */
@@ -15,7 +15,7 @@ export const listPets: OperationFacts = {
       'Animals ordered by id when filtered by status. When more match, the `Link` header carries `rel="next"`: ' +
       'the same listing with an opaque `cursor`, relative to the request URL. Following `next` links from the ' +
       'first page visits every matching animal once; the last page has no `next`.',
-    parameters: parameters(ListPetsQuery.shape, 'query', { limit: 20, status: 'available', cursor: CURSOR }),
+    queryExamples: { limit: 20, status: 'available', cursor: CURSOR },
     success: {
       description: 'A page of animals; `[]` when nothing matches.',
       headers: {
