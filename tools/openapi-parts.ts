@@ -36,11 +36,17 @@ export const parameters = <S extends Record<string, z.ZodMiniType>>(
   shape: S,
   location: 'query' | 'path',
   examples: Record<keyof S, unknown>,
-) =>
-  Object.entries(shape).map(([name, schema]) => {
+) => {
+  // Required as the schema's input says (one with a default is not): a path parameter always is.
+  const { required = [] } = z.toJSONSchema(z.object(shape), { io: 'input', unrepresentable: 'any' }) as {
+    required?: string[];
+  };
+  return Object.entries(shape).map(([name, schema]) => {
     const { description, ...rest } = parameterSchema(schema);
-    return { name, in: location, required: location === 'path', description, schema: rest, example: examples[name] };
+    const isRequired = location === 'path' || required.includes(name);
+    return { name, in: location, required: isRequired, description, schema: rest, example: examples[name] };
   });
+};
 
 /** API Gateway's request ids, and the local stage's, are UUIDs. */
 const REQUEST_ID_SCHEMA = { type: 'string', format: 'uuid', maxLength: 36 };

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import * as z from 'zod/mini';
 import { clientTypes, SCHEMA_FILE } from '../../client/generate.ts';
 import { answers, route, routes } from '../../shared/api/routes.ts';
 import { openApiDocument } from '../../tools/openapi.ts';
+import { parameters } from '../../tools/openapi-parts.ts';
 
 const document = openApiDocument() as any;
 
@@ -34,6 +36,19 @@ describe('client/schema.d.ts', () => {
     expect(types).not.toBe(await clientTypes(document));
     expect(types).toMatch(/Pet: \{[^}]*nickname\?: string;/);
   });
+});
+
+// OpenAPI 3.1, Parameter Object: `required` "Determines whether this parameter is mandatory";
+// for a path parameter it must be true (https://spec.openapis.org/oas/v3.1.0#parameter-object).
+test('a query parameter is required exactly when its schema needs it (a default makes it optional); a path one always', () => {
+  const shape = { needed: z.string(), maybe: z.optional(z.string()), defaulted: z._default(z.string(), 'x') };
+  const examples = { needed: 'a', maybe: 'b', defaulted: 'c' };
+  expect(parameters(shape, 'query', examples).map((p) => [p.name, p.required])).toEqual([
+    ['needed', true],
+    ['maybe', false],
+    ['defaulted', false],
+  ]);
+  expect(parameters({ id: z.string() }, 'path', { id: '1' })[0]?.required).toBe(true);
 });
 
 describe('the OpenAPI document', () => {
