@@ -4,7 +4,7 @@
 // proxy before their first call still reaches the proxy.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { rmSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
+import { type ClientRequest, createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -37,12 +37,9 @@ const createPet = (name: string) =>
 
 test('every DynamoDB request of a create and a read arrives on the socket, none on the TCP port', async () => {
   const arrived: Array<'socket' | 'tcp'> = [];
-  const authorizations: string[] = [];
   const onRequest = (message: unknown) => {
     const { request } = message as { request: IncomingMessage };
-    if (!request.headers['x-amz-target']) return;
-    arrived.push(request.socket.remoteAddress === undefined ? 'socket' : 'tcp');
-    authorizations.push(request.headers.authorization ?? '');
+    if (request.headers['x-amz-target']) arrived.push(request.socket.remoteAddress === undefined ? 'socket' : 'tcp');
   };
   subscribe('http.server.request.start', onRequest);
   try {
@@ -56,14 +53,39 @@ test('every DynamoDB request of a create and a read arrives on the socket, none 
   }
   expect(arrived.length).toBeGreaterThan(1);
   expect(arrived.filter((path) => path === 'tcp')).toEqual([]);
-  // Nothing on the socket reads a signature (the file system checked the caller): none is made.
-  // A SigV4 Authorization header ends in `Signature=` and 64 hex digits (AWS's SigV4 reference,
-  // https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html).
-  expect(authorizations.filter((header) => SIGV4.test(header))).toEqual([]);
 });
 
-/** A SigV4 Authorization header ends in `Signature=` and 64 hex digits (AWS's SigV4 reference, above). */
+/**
+ * A SigV4 Authorization header: the algorithm, the credential scope, the signed headers, and
+ * `Signature=` with 64 hex digits (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html).
+ */
 const SIGV4 = /^AWS4-HMAC-SHA256 Credential=\S+, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/;
+
+// Seen from the functions' side (the requests as they leave), wherever the store answers them.
+test('no request the functions send down the socket is signed: nothing there reads a signature', async () => {
+  const sent: Array<{ socket: boolean; authorization: unknown }> = [];
+  const onResponse = (message: unknown) => {
+    const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
+    if (!request.getHeader('x-amz-target')) return;
+    sent.push({
+      socket: response.socket.remoteAddress === undefined,
+      authorization: request.getHeader('authorization'),
+    });
+  };
+  subscribe('http.client.response.finish', onResponse);
+  try {
+    const created = await createPet('Unsigned');
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const read = await fetch(`${stage.baseUrl}/pets/${id}`, { headers: { Authorization: `Bearer ${stage.key}` } });
+    expect(read.status).toBe(200);
+  } finally {
+    unsubscribe('http.client.response.finish', onResponse);
+  }
+  expect(sent.length).toBeGreaterThan(1);
+  expect(sent.filter((request) => !request.socket)).toEqual([]);
+  expect(sent.filter((request) => SIGV4.test(String(request.authorization)))).toEqual([]);
+});
 
 test('a request the functions send anywhere but the socket is signed', async () => {
   // Another DynamoDB endpoint in the environment (a test's proxy), the stage's socket setting unchanged.
