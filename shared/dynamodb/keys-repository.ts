@@ -57,22 +57,27 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
     }
   };
 
-  const issue = async (label: string, { scope, expiresAt, author }: NewKeyOptions, rotatedFrom?: string) => {
-    const key = generateKey();
+  /** Stores a new key's item (its hash, its record, a usage-plan key) once; a key is never overwritten. */
+  const store = async (key: string, label: string, options: NewKeyOptions, rotatedFrom?: string) => {
     const createdAt = new Date().toISOString();
-    const changes = changeBy('created', createdAt, author);
+    const changes = changeBy('created', createdAt, options.author);
     const record: KeyRecord = {
       keyId: generateKeyId(),
       label,
       createdAt,
-      scope: scope ?? DEFAULT_KEY_SCOPE,
-      ...(expiresAt !== undefined && { expiresAt }),
+      scope: options.scope ?? DEFAULT_KEY_SCOPE,
+      ...(options.expiresAt !== undefined && { expiresAt: options.expiresAt }),
       ...(rotatedFrom !== undefined && { rotatedFrom }),
       ...(changes.length && { changes }),
     };
     const usageKey = generateUsageKey();
     await putNew({ keyHash: hashKey(key), ...record, usageKey });
-    return { ...record, key, usageKey };
+    return { ...record, usageKey };
+  };
+
+  const issue = async (label: string, options: NewKeyOptions, rotatedFrom?: string) => {
+    const key = generateKey();
+    return { ...(await store(key, label, options, rotatedFrom)), key };
   };
 
   const findById = async (keyId: string) => (await scanAll()).find((candidate) => candidate.keyId === keyId);
@@ -172,19 +177,9 @@ export const createKeysRepository = (client: DynamoDBDocumentClient, tableName: 
     },
 
     async register(key, label, author) {
-      const keyHash = hashKey(key);
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash } }));
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash: hashKey(key) } }));
       if (Item) return toRecord(Item as KeyItem);
-      const createdAt = new Date().toISOString();
-      const changes = changeBy('created', createdAt, author);
-      const record: KeyRecord = {
-        keyId: generateKeyId(),
-        label,
-        createdAt,
-        scope: DEFAULT_KEY_SCOPE,
-        ...(changes.length && { changes }),
-      };
-      await putNew({ keyHash, ...record, usageKey: generateUsageKey() });
+      const { usageKey: _, ...record } = await store(key, label, { author });
       return record;
     },
 
