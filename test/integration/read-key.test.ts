@@ -20,12 +20,12 @@
 //   also sent after a failed Create with the physical id that Create answered.
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, expect, test, vi } from 'vitest';
-import type { ReadKeyProperties } from '../../functions/read-key.ts';
 import { hashKey, KEY_PATTERN } from '../../shared/domain/api-keys.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { setFunctionEnv } from '../support/in-process.ts';
+import { readKeyResource } from '../support/read-key-resource.ts';
 import { type SecretsManagerStandIn, startSecretsManager } from '../support/secrets-manager.ts';
 
 let db: TestDynamoDB;
@@ -64,50 +64,8 @@ beforeEach(() => {
   lose = 0;
 });
 
-let secrets = 0;
 /** One resource: its own secret, as each read key of the stack has. */
-const resource = () => {
-  const secret = `arn:aws:secretsmanager:eu-west-1:123456789012:secret:PetStore-test/key-${++secrets}`;
-  const properties = (
-    generation: number,
-    label = 'PetStore-test release probe (made by the stack)',
-    scope: ReadKeyProperties['Scope'] = 'read',
-  ): ReadKeyProperties => ({
-    TableName: keysTable.name,
-    SecretArn: secret,
-    Label: label,
-    Generation: String(generation),
-    Scope: scope,
-  });
-  let requests = 0;
-  const event = (
-    request:
-      | { RequestType: 'Create'; props: ReadKeyProperties }
-      | { RequestType: 'Update'; PhysicalResourceId: string; props: ReadKeyProperties; old: ReadKeyProperties }
-      | { RequestType: 'Delete'; PhysicalResourceId: string; props: ReadKeyProperties },
-  ) => {
-    const RequestId = `${secrets}-request-${++requests}`;
-    const { props, ...rest } = request;
-    return {
-      ...rest,
-      ...('old' in request && { old: undefined, OldResourceProperties: { ServiceToken: 'minter', ...request.old } }),
-      ServiceToken: 'arn:aws:lambda:eu-west-1:123456789012:function:minter',
-      ResponseURL: `${aws.endpoint}/cloudformation/${RequestId}`,
-      StackId: 'arn:aws:cloudformation:eu-west-1:123456789012:stack/PetStore-test/1',
-      RequestId,
-      LogicalResourceId: 'ReadKeysProbeKey',
-      ResourceType: 'Custom::PetStoreReadKey',
-      ResourceProperties: { ServiceToken: 'minter', ...props },
-    } as unknown as CloudFormationCustomResourceEvent;
-  };
-  /** Delivers `e` (again, if Lambda retries it) and returns the answer CloudFormation got. */
-  const deliver = async (e: CloudFormationCustomResourceEvent) => {
-    await handler(e);
-    return answers.get(e.RequestId)!;
-  };
-  const send = (...args: Parameters<typeof event>) => deliver(event(...args));
-  return { secret, properties, event, deliver, send, key: () => aws.current(secret)! };
-};
+const resource = () => readKeyResource({ endpoint: aws.endpoint, answers, handler, secret: (n) => aws.current(n) });
 
 const keys = () => createKeysRepository(db.client, keysTable.name);
 /** The keys of the table labelled `label` that are not revoked. */
