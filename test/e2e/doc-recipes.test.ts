@@ -1,6 +1,7 @@
-// Every shell recipe (a ```sh block) of the README, docs/*.md and client/README.md, as a reader
-// copies it, so that none can rot unseen (the README's paging recipe sent HEAD, which is 404, for
-// months). A block is one of three kinds, said by an HTML comment on the line before it:
+// Every shell recipe (a ```sh block) of every Markdown file in the repository (the README, docs/,
+// client/README.md, the READMEs beside vendored data), as a reader copies it, so that none can rot
+// unseen (the README's paging recipe sent HEAD, which is 404, for months). A block is one of four
+// kinds, said by an HTML comment on the line before it:
 //   (none)                         run here, in bash, against `npm start`, as the reader would:
 //                                  BASE and KEY are the server's, `http://127.0.0.1:3000` its
 //                                  address and `pet_…` its key; each has its own check below.
@@ -10,9 +11,11 @@
 //                                  its flags (`cdk <command> --help`); `aws …` lines only by syntax.
 //   <!-- recipe: not-run: why -->  not run here (`npm test` itself, minutes of load): each npm
 //                                  script it names exists.
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+//   <!-- recipe: record: why -->   how vendored data was taken, from what this machine does not
+//                                  hold (another repository's history): its syntax is checked,
+//                                  and each program it runs is on PATH.
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../tools/harness/local-server.ts';
 import { createPet, disposeServer, startServer } from './support.ts';
@@ -20,13 +23,12 @@ import { createPet, disposeServer, startServer } from './support.ts';
 interface Recipe {
   file: string;
   line: number;
-  kind: 'local' | 'aws' | 'not-run';
+  kind: 'local' | 'aws' | 'not-run' | 'record';
   code: string;
 }
 
-const FILES = ['README.md', ...readdirSync('docs').map((f) => join('docs', f)), 'client/README.md'].filter((f) =>
-  f.endsWith('.md'),
-);
+/** Every Markdown file git tracks: a new doc's recipes are found without a list to update. */
+const FILES = execFileSync('git', ['ls-files', '*.md'], { encoding: 'utf8' }).split('\n').filter(Boolean);
 
 const recipesOf = (file: string): Recipe[] => {
   const lines = readFileSync(file, 'utf8').split('\n');
@@ -34,7 +36,7 @@ const recipesOf = (file: string): Recipe[] => {
   for (let i = 0; i < lines.length; i++) {
     const fence = /^(\s*)```(sh|bash|shell)\s*$/.exec(lines[i]!);
     if (!fence) continue;
-    const marker = /<!-- recipe: (aws|not-run)\b/.exec(lines[i - 1] ?? '')?.[1] as Recipe['kind'] | undefined;
+    const marker = /<!-- recipe: (aws|not-run|record)\b/.exec(lines[i - 1] ?? '')?.[1] as Recipe['kind'] | undefined;
     const body: string[] = [];
     let j = i + 1;
     for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]!); j++) body.push(lines[j]!.slice(fence[1]!.length));
@@ -155,7 +157,14 @@ const checkOf = (r: Recipe) =>
 it('finds the recipes: every file with a ```sh block, each of a known kind', () => {
   expect(RECIPES.length).toBeGreaterThan(30);
   expect(new Set(RECIPES.map((r) => r.file))).toEqual(
-    new Set(['README.md', 'docs/deploying.md', 'docs/keys.md', 'docs/runbook.md', 'client/README.md']),
+    new Set([
+      'README.md',
+      'docs/deploying.md',
+      'docs/keys.md',
+      'docs/runbook.md',
+      'client/README.md',
+      'test/cdk/support/resource-schemas/README.md',
+    ]),
   );
   expect(RECIPES.filter((r) => r.kind === 'local').length).toBeGreaterThanOrEqual(Object.keys(CHECKS).length);
 });
@@ -212,6 +221,27 @@ describe.each(RECIPES.filter((r) => r.kind === 'not-run').map((r) => [nameOf(r),
         const npm = npmCall(command);
         expect(npm, command).toBeDefined();
         if (!NPM_OWN.has(npm!.script)) expect(SCRIPTS, command).toContain(npm!.script);
+      }
+    });
+  },
+);
+
+describe.each(RECIPES.filter((r) => r.kind === 'record').map((r) => [nameOf(r), r] as const))(
+  '%s (a record, not run)',
+  (_name, recipe) => {
+    it('is valid shell, and each program it runs is on PATH', async () => {
+      const syntax = await run('bash', ['-n', '-c', recipe.code]);
+      expect(syntax.code, syntax.stderr).toBe(0);
+      // The first word of each command and of each stage of a pipeline (quoted text is an argument).
+      const programs = commandsOf(recipe.code).flatMap((c) =>
+        c
+          .replace(/'[^']*'|"[^"]*"/g, "''")
+          .split(/\|\|?|&&|;/)
+          .map((stage) => stage.trim().split(/\s+/)[0]!),
+      );
+      for (const program of new Set(programs)) {
+        const found = await run('bash', ['-c', `command -v ${program}`]);
+        expect(found.code, `${program} is not on PATH`).toBe(0);
       }
     });
   },
