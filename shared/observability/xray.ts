@@ -53,9 +53,27 @@ const HANDLER_NAME = `## ${process.env._HANDLER ?? 'index.handler'}`;
 const SERVICE = process.env.POWERTOOLS_SERVICE_NAME;
 const REGION = process.env.AWS_REGION;
 
-const newId = (): string => randomBytes(8).toString('hex');
+/**
+ * A segment's or subsegment's id, 64 random bits as 16 hex digits, cut from one draw of the
+ * CSPRNG per 512 ids (as Node's randomUUID caches its entropy): a `randomBytes(8)` per id cost
+ * a sampled getPet, which makes two, ~14 % of its trace's CPU (docs/performance.md, "Functions
+ * alone": CPU profiles of the bench's processes).
+ */
+const ID_BYTES = 8;
+let entropy = Buffer.alloc(0);
+let taken = 0;
+const newId = (): string => {
+  if (taken === entropy.length) {
+    entropy = randomBytes(512 * ID_BYTES);
+    taken = 0;
+  }
+  taken += ID_BYTES;
+  return entropy.toString('hex', taken - ID_BYTES, taken);
+};
+/** Fixed for the process: read once, not through its getter on every timestamp. */
+const TIME_ORIGIN = performance.timeOrigin;
 /** Epoch seconds, to the microsecond (the format's floating-point seconds). */
-const now = (): number => Math.round((performance.timeOrigin + performance.now()) * 1000) / 1e6;
+const now = (): number => Math.round((TIME_ORIGIN + performance.now()) * 1000) / 1e6;
 
 let open: SubsegmentDocument | undefined;
 

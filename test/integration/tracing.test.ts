@@ -144,6 +144,24 @@ test('an unsampled invocation sends nothing', async () => {
   expect(datagrams).toEqual([]);
 });
 
+test('ids stay random and distinct past the batch of entropy they are cut from: 1,200 handler subsegments', async () => {
+  await daemon.take(); // none of an earlier test's
+  const ids: string[] = [];
+  // 100 at a time, taken before the next: the test socket's buffer would drop a burst of 1,200.
+  for (let batch = 0; batch < 12; batch++) {
+    for (let i = 0; i < 100; i++) {
+      process.env._X_AMZN_TRACE_ID = traceHeader(true).header;
+      xray.beginTrace();
+      await xray.endTrace({ status: 200 });
+    }
+    ids.push(...(await daemon.take()).map((d) => (d.document as unknown as SubsegmentDocument).id));
+  }
+  expect(ids).toHaveLength(1_200);
+  // X-Ray's format: 64 bits as 16 hex digits (test/support/xray.ts holds every document to it).
+  expect(ids.filter((id) => !/^[0-9a-f]{16}$/.test(id))).toEqual([]);
+  expect(new Set(ids).size).toBe(1_200);
+}, 60_000);
+
 test('a throttled DynamoDB call: its retries counted, flagged throttle and error, the exception its cause', async () => {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = faulty.endpoint;
   const client = createDocumentClient({ ...DYNAMODB_TIME_BUDGET, backoffMs: () => 1 }, xray.traceDynamoDBCalls);
