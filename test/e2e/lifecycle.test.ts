@@ -28,6 +28,11 @@ const waitFor = async (condition: () => boolean | Promise<boolean>, ms: number):
   return condition();
 };
 
+/** MALLOC_ARENA_MAX in process `pid`'s environment: package.json's start script sets it unless the caller's does. */
+const arenasOf = (pid: number): string | undefined =>
+  /(?:^|\0)MALLOC_ARENA_MAX=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
+const ARENAS = process.env.MALLOC_ARENA_MAX || '2';
+
 const accepts = (url: URL): Promise<boolean> =>
   new Promise((done) => {
     const socket = connect(Number(url.port), url.hostname);
@@ -57,6 +62,15 @@ const spawnNpm = (command: string, dir: string) => {
   return { npm, output: () => output };
 };
 
+test('the harness starts the server with the environment npm start gives it (glibc’s arenas held), for the tests and the bench', async () => {
+  const server = await startLocalServer({ PETSTORE_DATA_DIR: dataDir() }, { defaults: true });
+  try {
+    expect(arenasOf(server.process.pid!)).toBe(ARENAS);
+  } finally {
+    await disposeServer(server);
+  }
+}, 60_000);
+
 test.each(['SIGTERM', 'SIGINT'] as const)(
   '%s to the `npm start` process alone answers the requests it had, stops the server, frees the port and the data directory',
   async (signal) => {
@@ -66,6 +80,8 @@ test.each(['SIGTERM', 'SIGINT'] as const)(
     const url = new URL(/listening at (http\S+)/.exec(output())![1]!);
     const key = bannerKey(output(), undefined)!;
     expect(await accepts(url)).toBe(true);
+    const { pid } = JSON.parse(readFileSync(join(dir, 'owner.lock'), 'utf8')) as { pid: number };
+    expect(arenasOf(pid), 'the server npm start runs has glibc’s arenas held').toBe(ARENAS);
 
     // Requests on their way when the signal comes are answered.
     const inFlight = Array.from({ length: 5 }, () =>

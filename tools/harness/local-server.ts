@@ -42,21 +42,57 @@ export interface LocalServerOptions {
 /** Settings of ours a user's shell might hold; `npm start` on its defaults must not see them. */
 const OUR_KNOBS = /^(PETSTORE_|POWERTOOLS_|AWS_|LOG_LEVEL$|PORT$|HOST$|NODE_OPTIONS$)/;
 
+interface NpmScript {
+  /** The script's leading assignments: `NAME=${NAME:-value}` a default (kept: false), `NAME=value` always set. */
+  env: { name: string; value: string; keepGiven: boolean }[];
+  /** Node's flags, between `exec node` and the entry. */
+  flags: string[];
+}
+
+/** `NAME=${NAME:-value}` (a default a user's own setting overrides) or `NAME=value`, as sh reads them. */
+const ASSIGNMENT = /^([A-Za-z_]\w*)=(?:\$\{(\w+):-([^}$'"`\\]*)\}|([^$'"`\\{}]*))$/;
+
 /**
- * The Node flags that package.json's npm script for `entry` gives it (`exec node <flags> <entry>`,
+ * What package.json's npm script for `entry` runs (`[NAME=${NAME:-value}…] exec node <flags> <entry>`:
  * `npm start`'s memory settings): the script is their one home, and the harness starts the entry
  * with them, so that what a test or the bench measures is what the command runs. A checkout's own
- * package.json (an earlier commit's, for the bench); none for an entry no script runs.
+ * package.json (an earlier commit's, for the bench); none for an entry no script runs. A script
+ * with shell syntax beyond those assignments throws rather than start something npm would not.
  */
-export const npmScriptFlags = (entry: string, cwd = '.'): string[] => {
+const npmScript = (entry: string, cwd = '.'): NpmScript => {
   const { scripts } = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
   for (const script of Object.values(scripts)) {
-    const [exec, node, ...rest] = script.trim().split(/\s+/);
-    if (exec === 'exec' && node === 'node' && rest.at(-1) === entry) return rest.slice(0, -1);
+    const words = script.trim().split(/\s+/);
+    const exec = words.indexOf('exec');
+    const [node, ...rest] = words.slice(exec + 1);
+    if (exec < 0 || node !== 'node' || rest.at(-1) !== entry) continue;
+    const env = words.slice(0, exec).map((word) => {
+      const [, name, defaulted, fallback, value] = ASSIGNMENT.exec(word) ?? [];
+      if (!name || (defaulted !== undefined && defaulted !== name)) {
+        throw new Error(`package.json's script for ${entry}: cannot read ${word}`);
+      }
+      return { name, value: fallback ?? value!, keepGiven: defaulted !== undefined };
+    });
+    return { env, flags: rest.slice(0, -1) };
   }
-  return [];
+  return { env: [], flags: [] };
+};
+
+/** The Node flags of `entry`'s npm script. */
+export const npmScriptFlags = (entry: string, cwd = '.'): string[] => npmScript(entry, cwd).flags;
+
+/**
+ * `env` as `entry`'s npm script hands it to Node: a `NAME=${NAME:-value}` of the script sets NAME
+ * where `env` leaves it unset or empty (sh's `:-`), a `NAME=value` always.
+ */
+export const npmScriptEnv = (entry: string, env: NodeJS.ProcessEnv, cwd = '.'): NodeJS.ProcessEnv => {
+  const given = { ...env };
+  for (const { name, value, keepGiven } of npmScript(entry, cwd).env) {
+    if (!keepGiven || !given[name]) given[name] = value;
+  }
+  return given;
 };
 
 /**
@@ -96,7 +132,7 @@ export const startLocalServer = (
     ],
     {
       cwd: options.cwd,
-      env: { ...base, PORT: '0', ...env, PETSTORE_DATA_DIR: dataDir },
+      env: npmScriptEnv(entry, { ...base, PORT: '0', ...env, PETSTORE_DATA_DIR: dataDir }, options.cwd),
       stdio: ['ignore', 'pipe', 'pipe', ...(options.probe ? (['ipc'] as const) : [])],
     },
   );
