@@ -52,7 +52,7 @@ const context = lambdaContext('petstore-local-listPets', Date.now() + 10_000);
 
 /** The summary line of a listing, with its request fields, written into nothing. */
 const summary = () => {
-  const invocation = startInvocation(context);
+  const invocation = startInvocation(context, undefined); // the local stage's invocations have no trace header
   logRequestSummary(
     invocation,
     {

@@ -18,7 +18,7 @@ import {
   metric,
   startInvocation,
 } from '../observability/telemetry.ts';
-import { traceInvocation } from '../observability/xray.ts';
+import { traceHeaderOf, traceInvocation } from '../observability/xray.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
 type Result = APIGatewayAuthorizerResult;
@@ -45,7 +45,7 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
   const metricsOf = (internal: Record<string, unknown>) => internal.metrics as MetricRecord[];
   return {
     before: ({ context, internal }) => {
-      const invocation = startInvocation(context);
+      const invocation = startInvocation(context, traceHeaderOf(internal)?.Root);
       internal.invocation = invocation;
       internal.metrics = coldStartMetrics(invocation);
     },

@@ -31,7 +31,7 @@ import {
   metric,
   startInvocation,
 } from '../observability/telemetry.ts';
-import { traceInvocation } from '../observability/xray.ts';
+import { traceHeaderOf, traceInvocation } from '../observability/xray.ts';
 import { headerValues, json, versionRoot } from './http.ts';
 import { requestInputs } from './request-fields.ts';
 
@@ -60,7 +60,10 @@ const errorCodeOf = (error: unknown): ErrorCode | undefined =>
 
 /** The invocation, begun by the first middleware that asks (request.internal: per request). */
 const invocationOf = (request: HttpRequest): Invocation =>
-  ((request.internal.invocation as Invocation | undefined) ??= startInvocation(request.context));
+  ((request.internal.invocation as Invocation | undefined) ??= startInvocation(
+    request.context,
+    traceHeaderOf(request.internal)?.Root,
+  ));
 
 /** The request's inputs, as each of its lines names them (request-fields.ts): built once per request. */
 const inputsOf = (request: HttpRequest): RequestInputs =>

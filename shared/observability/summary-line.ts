@@ -14,7 +14,7 @@
 // not from the Logger's, which one process shares between functions on the local stage: there,
 // two overlapping invocations of different functions each name their own function.
 // Every other line (warnings, errors with their stacks) still goes through the Logger.
-import { getNumberFromEnv, getStringFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';
+import { getNumberFromEnv, getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import type { Context } from 'aws-lambda';
 import { isoNow } from './clock.ts';
 
@@ -30,6 +30,11 @@ export interface Invocation {
   readonly coldStart: boolean;
   /** performance.now() when it began. */
   readonly startedAt: number;
+  /**
+   * The Root of the trace header Lambda set for it (Powertools' `xray_trace_id`), read once as it
+   * began (xray.ts, beginTrace); undefined when there is none.
+   */
+  readonly traceId: string | undefined;
 }
 
 /**
@@ -55,11 +60,12 @@ const SAMPLING_PART = `,"sampling_rate":${JSON.stringify(SAMPLING_RATE)}`;
  * serializing one merged object: what is fixed per function is serialized once (functionPart), and
  * no object is copied. The timestamp is always UTC: Lambda's TZ is UTC, and CloudWatch reads either.
  */
-export const summaryLine = (message: string, { context, coldStart }: Invocation, fields: object): string => {
-  // The Root of the trace header Lambda sets per invocation; absent (left out) when there is none.
-  const trace = getXRayTraceIdFromEnv();
+export const summaryLine = (message: string, invocation: Invocation, fields: object): string =>
+  summaryLineOf(message, invocation, JSON.stringify(fields));
+
+/** The same line around `body`, the JSON text of its fields (an object), serialized by the caller. */
+export const summaryLineOf = (message: string, { context, coldStart, traceId: trace }: Invocation, body: string) => {
   const tenant = context.tenantId;
-  const body = JSON.stringify(fields);
   return (
     `{"level":"INFO","message":${JSON.stringify(message)},"timestamp":"${isoNow()}"` +
     SERVICE_PART +

@@ -8,7 +8,14 @@
 // one line per invocation, every emitter using the declared names and dimensions.
 import { Utility } from '@aws-lambda-powertools/commons';
 import type { Context } from 'aws-lambda';
-import { type Dimensions, emfMembers, emfSettingsFromEnvironment, type MetricRecord, metric } from './emf.ts';
+import {
+  type Dimensions,
+  emfMembers,
+  emfSettingsFromEnvironment,
+  type MetricRecord,
+  metric,
+  withEmfMembers,
+} from './emf.ts';
 import {
   AUTHORIZER_SUMMARY_MESSAGE,
   type AuthorizerSummary,
@@ -20,7 +27,7 @@ import {
 } from './log-fields.ts';
 import { infoEnabled, loggerFor } from './powertools.ts';
 import { sourceCommit } from './source-commit.ts';
-import { type Invocation, summaryLine } from './summary-line.ts';
+import { type Invocation, summaryLine, summaryLineOf } from './summary-line.ts';
 import { annotate } from './xray.ts';
 
 export { type Invocation, type MetricRecord, metric };
@@ -65,9 +72,12 @@ const markEnvironmentStart = (invocation: Invocation): void => {
     process.stdout.write(`${summaryLine(ENVIRONMENT_START_MESSAGE, invocation, codeVersion(invocation.context))}\n`);
 };
 
-/** Called as an invocation begins: the first one of the container is its cold start. */
-export const startInvocation = (context: Context): Invocation => {
-  const invocation = { context, coldStart: container.isColdStartInvocation(), startedAt: performance.now() };
+/**
+ * Called as an invocation begins: the first one of the container is its cold start. `traceId`: the
+ * Root of its trace header, as traceInvocation read it (xray.ts), undefined when there is none.
+ */
+export const startInvocation = (context: Context, traceId: string | undefined): Invocation => {
+  const invocation = { context, coldStart: container.isColdStartInvocation(), startedAt: performance.now(), traceId };
   markEnvironmentStart(invocation);
   return invocation;
 };
@@ -92,13 +102,12 @@ const writeSummary = (
 ): void => {
   if (summaryPrints) {
     // Merged only when there are metrics to carry (deployed): the local stage's lines have none.
-    const members = emfMembers(metrics, emf);
-    const fields = Object.keys(members).length === 0 ? summary : { ...summary, ...members };
-    process.stdout.write(`${summaryLine(message, invocation, fields)}\n`);
+    const body = withEmfMembers(summary, emfMembers(metrics, emf));
+    process.stdout.write(`${summaryLineOf(message, invocation, body)}\n`);
     return;
   }
   const members = emfMembers(metrics, emf, true);
-  if (Object.keys(members).length > 0) process.stdout.write(`${JSON.stringify(members)}\n`);
+  if (members !== undefined) process.stdout.write(`${withEmfMembers({}, members)}\n`);
 };
 
 export const logRequestSummary = (

@@ -77,12 +77,20 @@ const now = (): number => Math.round((TIME_ORIGIN + performance.now()) * 1000) /
 
 let open: SubsegmentDocument | undefined;
 
-/** Opens the invocation's handler subsegment when Lambda sampled it; otherwise nothing is kept. */
-export const beginTrace = (): void => {
+/** The invocation's trace header (Root, Parent, Sampled), as Powertools reads it; undefined when there is none. */
+export type TraceHeader = ReturnType<typeof getXrayTraceDataFromEnv>;
+
+/**
+ * Reads the invocation's trace header, once: Powertools' reader (Lambda's InvokeStore, else
+ * `_X_AMZN_TRACE_ID`), whose environment read and parse were ~1 µs each time, and the summary line
+ * read it a second time (docs/performance.md, "Where a function's CPU over the floor goes").
+ * Opens the invocation's handler subsegment when Lambda sampled it; otherwise nothing is kept.
+ * Returns the header, for the invocation's lines (its Root is their `xray_trace_id`).
+ */
+export const beginTrace = (): TraceHeader => {
   open = undefined;
-  if (!ENABLED) return;
   const header = getXrayTraceDataFromEnv();
-  if (header?.Sampled !== '1' || !header.Root || !header.Parent) return;
+  if (!ENABLED || header?.Sampled !== '1' || !header.Root || !header.Parent) return header;
   open = {
     type: 'subsegment',
     id: newId(),
@@ -93,6 +101,7 @@ export const beginTrace = (): void => {
     annotations: SERVICE ? { Service: SERVICE } : {},
     subsegments: [],
   };
+  return header;
 };
 
 /** Indexed annotations of the open trace (a no-op when the invocation is not sampled). */
@@ -221,6 +230,11 @@ export interface TraceOutcome {
   error?: unknown;
 }
 
+/** Where traceInvocation leaves the invocation's trace header (request.internal), for traceHeaderOf. */
+const TRACE_HEADER = 'traceHeader';
+/** The trace header traceInvocation read as the invocation began. */
+export const traceHeaderOf = (internal: Record<string, unknown>): TraceHeader => internal[TRACE_HEADER] as TraceHeader;
+
 type TracedRequest<TEvent, TResult> = Request<TEvent, TResult, Error, Context, Record<string, unknown>>;
 
 /**
@@ -230,7 +244,10 @@ type TracedRequest<TEvent, TResult> = Request<TEvent, TResult, Error, Context, R
 export const traceInvocation = <TEvent, TResult>(
   outcomeOf: (request: TracedRequest<TEvent, TResult>) => TraceOutcome,
 ): MiddlewareObj<TEvent, TResult, Error, Context, Record<string, unknown>> => ({
-  before: beginTrace,
+  // The header goes to the invocation's lines through request.internal (per request, never per module).
+  before: (request) => {
+    request.internal[TRACE_HEADER] = beginTrace();
+  },
   after: (request) => endTrace(outcomeOf(request)),
   onError: (request) => endTrace(outcomeOf(request)),
 });

@@ -5,7 +5,7 @@
 // Lambda's function segment (the header's Parent) in the invocation's trace, each DynamoDB call a
 // subsegment inside it. An unsampled invocation sends nothing; nothing sent holds the key.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { DYNAMODB_TIME_BUDGET } from '../../shared/dynamodb/client.ts';
 import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
@@ -137,6 +137,48 @@ test('the authorizer: annotated with the key id, a refused key is no fault, and 
   );
   expect(refused).toMatchObject({ annotations: { operation: 'authorizer', keyId } });
   expect(refused.fault ?? refused.error).toBeUndefined();
+});
+
+/** The JSON lines `call` writes to stdout (the summary lines), with the invocation's header set as Lambda sets it. */
+const linesOf = async (call: () => Promise<unknown>, sampled: boolean) => {
+  const { root, header } = traceHeader(sampled);
+  process.env._X_AMZN_TRACE_ID = header;
+  const written: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    await call();
+  } finally {
+    write.mockRestore();
+  }
+  await daemon.take();
+  const lines = written
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'));
+  return { root, lines: lines.map((line) => JSON.parse(line) as { message: string; xray_trace_id?: string }) };
+};
+
+// Powertools Logger names the invocation's trace on every line: `xray_trace_id`, the Root of the
+// trace header Lambda sets (https://docs.aws.amazon.com/powertools/typescript/latest/features/logger/#standard-structured-keys).
+test.each([true, false])("sampled %s: each summary line names its own invocation's trace", async (sampled) => {
+  const { key } = await keys.create('lines');
+  // Fresh modules with INFO logged: the Logger's level is fixed when it is made.
+  vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'INFO');
+  vi.resetModules();
+  const logging = await loadFunctions().finally(() => vi.unstubAllEnvs());
+  for (const call of [
+    () => logging.invoke(proxyEvent({ path: '/v1/pets/999999', requestId: 'req-lines' })),
+    () => logging.invoke(proxyEvent({ path: '/v1/pets?limit=2' })),
+    () => logging.authorize(tokenEvent(`Bearer ${key}`)),
+    () => logging.authorize(tokenEvent('Bearer pet_nonesuch')).catch((error: Error) => error),
+  ]) {
+    const { root, lines } = await linesOf(call, sampled);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.map((line) => [line.message, line.xray_trace_id])).toEqual(lines.map((l) => [l.message, root]));
+  }
 });
 
 test('an unsampled invocation sends nothing', async () => {

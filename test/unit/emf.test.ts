@@ -3,13 +3,20 @@
 // Powertools Metrics writes it.
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type EmfSettings, emfMembers, type MetricRecord, metric } from '../../shared/observability/emf.ts';
+import {
+  type EmfMembers,
+  type EmfSettings,
+  emfMembers,
+  type MetricRecord,
+  metric,
+  withEmfMembers,
+} from '../../shared/observability/emf.ts';
 import { METRICS } from '../../shared/observability/metric-names.ts';
 import { lambdaContext } from '../support/in-process.ts';
 
 const on: EmfSettings = { namespace: 'PetStore/test', service: 'petstore', disabled: false };
-/** As CloudWatch reads the line: through its JSON. */
-const asJson = (members: Record<string, unknown>) => JSON.parse(JSON.stringify(members));
+/** As CloudWatch reads the line: through its JSON (the members alone on a line). */
+const asJson = (members: EmfMembers | undefined) => JSON.parse(withEmfMembers({}, members));
 
 describe('emfMembers', () => {
   it('one directive per dimension set, each with exactly its declared dimensions and service', () => {
@@ -93,8 +100,43 @@ describe('emfMembers', () => {
   });
 
   it('nothing when metrics are disabled, or when there are none', () => {
-    expect(emfMembers([metric('latency', { operation: 'getPet' }, 1)], { ...on, disabled: true })).toEqual({});
-    expect(emfMembers([], on)).toEqual({});
+    expect(emfMembers([metric('latency', { operation: 'getPet' }, 1)], { ...on, disabled: true })).toBeUndefined();
+    expect(emfMembers([], on)).toBeUndefined();
+    expect(withEmfMembers({ a: 1 }, undefined)).toBe('{"a":1}');
+  });
+});
+
+describe('the members merged into a line', () => {
+  const records = () => [
+    metric('requests', { operation: 'getPet', statusClass: '2xx' }),
+    metric('latency', { operation: 'getPet' }, 1.5),
+    metric('deprecatedCalls', { operation: 'getPet', keyId: 'unknown' }),
+  ];
+  /** What one serialized object gives: the line's fields, then `_aws` and the values (the spread's rules). */
+  const spread = (fields: object, members: EmfMembers) => {
+    const { _aws, ...values } = asJson(members);
+    return JSON.stringify({ ...fields, _aws, ...values });
+  };
+
+  it.each([
+    ['no fields', {}],
+    [
+      'fields sharing members (the same value) and one the metrics fill (undefined)',
+      { operation: 'getPet', status: 200, keyId: undefined, requestId: 'r"1' },
+    ],
+    ['nested and escaped fields', { query: { status: ['so"ld', 'x\ny'] }, n: 0, commit: 'abc' }],
+  ])('%s: as JSON.stringify of the merged object', (_, fields) => {
+    const members = emfMembers(records(), on)!;
+    expect(withEmfMembers(fields, members)).toBe(spread(fields, members));
+  });
+
+  it('the same metrics in another namespace, or another sequence, get their own directives', () => {
+    const first = asJson(emfMembers(records(), on))._aws.CloudWatchMetrics;
+    const elsewhere = asJson(emfMembers(records(), { ...on, namespace: 'PetStore/other' }))._aws.CloudWatchMetrics;
+    expect(elsewhere.map((d: { Namespace: string }) => d.Namespace)).toEqual(Array(3).fill('PetStore/other'));
+    expect(asJson(emfMembers(records(), on))._aws.CloudWatchMetrics).toEqual(first);
+    const fewer = asJson(emfMembers(records().slice(1), on))._aws.CloudWatchMetrics;
+    expect(fewer).toEqual(first.slice(1));
   });
 });
 
@@ -153,7 +195,7 @@ describe('a log level that hides the summary line', () => {
     });
     const telemetry = await import('../../shared/observability/telemetry.ts');
     telemetry.logRequestSummary(
-      telemetry.startInvocation(lambdaContext('getPet')),
+      telemetry.startInvocation(lambdaContext('getPet'), undefined),
       {
         operation: 'getPet',
         status: 200,
