@@ -19,6 +19,7 @@ import {
   startInvocation,
 } from '../observability/telemetry.ts';
 import { traceHeaderOf, traceInvocation } from '../observability/xray.ts';
+import { withDeadline } from './deadline.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
 type Result = APIGatewayAuthorizerResult;
@@ -98,10 +99,11 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
 
 /** The authorizer's function: `handler` only decides, throwing KeyRefused to refuse. */
 export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
-  middy<Event, Result, Error, Context, Record<string, unknown>>()
+  // The early timeout is withDeadline's (deadline.ts), not middy's: the same TimeoutError, for less.
+  middy<Event, Result, Error, Context, Record<string, unknown>>({ timeoutEarlyInMillis: 0 })
     // The policy names only the key id; still, a trace needs no copy of it. A refused key is an
     // answer, not a fault: only another error flags the trace.
     .use(traceInvocation<Event, Result>(({ error }) => (error instanceof KeyRefused ? {} : { error })))
     // The event is the token: nothing hands it to the Logger (no injectLambdaContext, logFault).
     .use(authorizerTelemetry())
-    .handler(handler);
+    .handler(withDeadline<Event, Result>(handler));
