@@ -17,7 +17,7 @@ import type { CursorCodec } from '../domain/cursor.ts';
 import { createIdAllocator, type IdAllocator } from '../domain/id-allocator.ts';
 import type { PetsRepository } from '../domain/stores.ts';
 import { withAvailability } from './availability.ts';
-import { putNewPet, updatePet } from './pet-writes.ts';
+import { petOf, putNewPet, updatePet } from './pet-writes.ts';
 import { createShardCount } from './shard-count.ts';
 import { statusShardKeys } from './status-shards.ts';
 import { STATUS_INDEX, STATUS_SHARD_ATTRIBUTE } from './tables.ts';
@@ -38,11 +38,6 @@ export interface PetsRepositoryOptions {
 const PET_ID_COUNTER = 'petId';
 /** A put that finds its id taken means the counter went back (a restored table): skip ahead. */
 const MAX_CREATE_ATTEMPTS = 5;
-
-const toPet = (item: Record<string, AttributeValue>): Pet => {
-  const { id, name, categoryId, status } = unmarshall(item);
-  return { id, name, categoryId, status: status as PetStatus };
-};
 
 export const createPetsRepository = (options: PetsRepositoryOptions): PetsRepository => {
   const { client, petsTableName, countersTableName, cursors } = options;
@@ -99,7 +94,7 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
       if (changes.status !== undefined) await shardCount.raise();
       try {
         const { Attributes } = await withAvailability(() => client.send(updatePet(petsTableName, id, changes, shards)));
-        return Attributes && toPet(Attributes);
+        return Attributes && petOf(Attributes);
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return undefined;
         throw error;
@@ -118,7 +113,7 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
             new ScanCommand({ ...common, ...(after !== undefined && { ExclusiveStartKey: marshall({ id: after }) }) }),
           ),
         );
-        const pets = Items.slice(0, limit).map(toPet);
+        const pets = Items.slice(0, limit).map(petOf);
         // More match when the extra item came back, or when DynamoDB stopped early at its 1 MB page size.
         return pageOf(pets, Items.length > limit || LastEvaluatedKey !== undefined, null);
       }
@@ -152,7 +147,7 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
     const { Item } = await withAvailability(() =>
       client.send(new GetItemCommand({ TableName: petsTableName, Key: marshall({ id }) })),
     );
-    return Item ? toPet(Item) : undefined;
+    return Item ? petOf(Item) : undefined;
   }
 
   function pageOf(pets: Pet[], more: boolean, status: PetStatus | null) {
@@ -173,7 +168,7 @@ export const createPetsRepository = (options: PetsRepositoryOptions): PetsReposi
     limit: number,
     status: PetStatus,
   ) {
-    const pages = shardPages.map(({ Items = [], LastEvaluatedKey }) => ({ pets: Items.map(toPet), LastEvaluatedKey }));
+    const pages = shardPages.map(({ Items = [], LastEvaluatedKey }) => ({ pets: Items.map(petOf), LastEvaluatedKey }));
     let cut = Number.POSITIVE_INFINITY;
     for (const { pets, LastEvaluatedKey } of pages) {
       if (LastEvaluatedKey) cut = Math.min(cut, pets.at(-1)?.id ?? (unmarshall(LastEvaluatedKey).id as number));
