@@ -57,10 +57,24 @@ export const emfSettingsFromEnvironment = (): EmfSettings => ({
  * The directives of one sequence of metrics (their keys in the order recorded) in one namespace,
  * as JSON text made once: an invocation records one of a handful of sequences, and building the
  * directives' objects anew for every line, then serializing them, was a third of what its metrics
- * cost (docs/performance.md, "Where a function's CPU over the floor goes").
+ * cost (docs/performance.md, "Where a function's CPU over the floor goes"). A tree of the sequences
+ * seen, one per namespace, found by walking the keys: no key string is built per line.
  */
-const directivesJson = new Map<string, string>();
-const directivesOf = (records: readonly MetricRecord[], namespace: string, sequence: string): string => {
+interface Sequence {
+  readonly next: Map<MetricKey, Sequence>;
+  directives?: string;
+}
+const sequences = new Map<string, Sequence>();
+/** The sequence `key` leads to in `from`, made when first seen. */
+const step = <K>(from: Map<K, Sequence>, key: K): Sequence => {
+  let next = from.get(key);
+  if (next === undefined) {
+    next = { next: new Map() };
+    from.set(key, next);
+  }
+  return next;
+};
+const directivesOf = (records: readonly MetricRecord[], namespace: string): string => {
   const directives = new Map<string, Directive>();
   for (const { key } of records) {
     const { name, unit, dimensions: names } = METRICS[key];
@@ -72,9 +86,7 @@ const directivesOf = (records: readonly MetricRecord[], namespace: string, seque
     }
     if (!directive.Metrics.some((m) => m.Name === name)) directive.Metrics.push({ Name: name, Unit: unit });
   }
-  const json = JSON.stringify([...directives.values()]);
-  directivesJson.set(sequence, json);
-  return json;
+  return JSON.stringify([...directives.values()]);
 };
 
 /** The EMF members of a line: `_aws` (as JSON text), then each dimension's and each metric's value. */
@@ -97,10 +109,10 @@ export const emfMembers = (
   if (settings.disabled || records.length === 0) return undefined;
   if (records.length > MAX_METRICS_PER_DOCUMENT) throw new Error(`at most ${MAX_METRICS_PER_DOCUMENT} metrics a line`);
   const values: Record<string, unknown> = withService ? { service: settings.service } : {};
-  let sequence = settings.namespace;
+  let sequence = step(sequences, settings.namespace);
   for (const { key, dimensions, value } of records) {
     const { name, dimensions: names } = METRICS[key];
-    sequence += `,${key}`;
+    sequence = step(sequence.next, key);
     for (const dimension of names) {
       const given = dimensions[dimension]!;
       // One line has one value per member: two metrics may share a dimension only with the same value.
@@ -113,27 +125,28 @@ export const emfMembers = (
     // EMF takes an array of values for a metric recorded more than once.
     values[name] = recorded === undefined ? value : [...[recorded].flat(), value];
   }
-  const directives = directivesJson.get(sequence) ?? directivesOf(records, settings.namespace, sequence);
+  sequence.directives ??= directivesOf(records, settings.namespace);
+  const directives = sequence.directives;
   return { aws: `{"Timestamp":${Date.now()},"CloudWatchMetrics":${directives}}`, values };
 };
 
 /**
  * `fields` with `members` merged in, as JSON text: exactly `JSON.stringify({ ...fields, _aws,
  * ...values })` (a member `fields` has keeps its place and takes the metric's value; the others
- * follow, `_aws` first), with `_aws` written from its text rather than serialized again.
+ * follow, `_aws` first), with `_aws` written from its text rather than serialized again. `fields`
+ * is the caller's own, made for this line: it is written into rather than copied.
  */
-export const withEmfMembers = (fields: object, members: EmfMembers | undefined): string => {
+export const withEmfMembers = (fields: Record<string, unknown>, members: EmfMembers | undefined): string => {
   if (members === undefined) return JSON.stringify(fields);
-  const own: Record<string, unknown> = { ...fields };
   let added: Record<string, unknown> | undefined;
   for (const name in members.values) {
-    if (name in own) own[name] = members.values[name];
+    if (name in fields) fields[name] = members.values[name];
     else {
       added ??= {};
       added[name] = members.values[name];
     }
   }
-  const head = JSON.stringify(own);
+  const head = JSON.stringify(fields);
   const aws = `"_aws":${members.aws}`;
   const tail = added === undefined ? '}' : `,${JSON.stringify(added).slice(1)}`;
   return head.length > 2 ? `${head.slice(0, -1)},${aws}${tail}` : `{${aws}${tail}`;

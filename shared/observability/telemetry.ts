@@ -28,7 +28,7 @@ import {
 import { infoEnabled, loggerFor } from './powertools.ts';
 import { sourceCommit } from './source-commit.ts';
 import { type Invocation, summaryLine, summaryLineOf } from './summary-line.ts';
-import { annotate } from './xray.ts';
+import { annotate, isTraced } from './xray.ts';
 
 export { type Invocation, type MetricRecord, metric };
 
@@ -92,7 +92,8 @@ export const coldStartMetrics = ({ coldStart, context }: Invocation): MetricReco
 /**
  * The invocation's one line: its summary for on-call, which carries the invocation's metrics as EMF.
  * Should the log level hide INFO, the metrics are still written, on a line of their own. Both go to
- * stdout, where Powertools writes its INFO lines.
+ * stdout, where Powertools writes its INFO lines. `summary` is made for this line by its caller:
+ * the metrics' values are written into it (withEmfMembers), not into a copy.
  */
 const writeSummary = (
   message: string,
@@ -102,7 +103,7 @@ const writeSummary = (
 ): void => {
   if (summaryPrints) {
     // Merged only when there are metrics to carry (deployed): the local stage's lines have none.
-    const body = withEmfMembers(summary, emfMembers(metrics, emf));
+    const body = withEmfMembers(summary as Record<string, unknown>, emfMembers(metrics, emf));
     process.stdout.write(`${summaryLineOf(message, invocation, body)}\n`);
     return;
   }
@@ -146,7 +147,10 @@ export const logFault = (
 export const annotateTrace = (
   { coldStart }: Invocation,
   annotations: { operation: string; keyId?: string | undefined; requestId?: string },
-): void => annotate({ ColdStart: coldStart, ...annotations });
+): void => {
+  // Unsampled (most invocations), no merged copy is made only to be dropped.
+  if (isTraced()) annotate({ ColdStart: coldStart, ...annotations });
+};
 
 /** Milliseconds since the invocation began, to 0.01 ms. */
 export const elapsedMs = ({ startedAt }: Invocation): number => Math.round((performance.now() - startedAt) * 100) / 100;

@@ -104,6 +104,9 @@ export const beginTrace = (): TraceHeader => {
   return header;
 };
 
+/** Whether the invocation running has a trace open (Lambda sampled it). */
+export const isTraced = (): boolean => open !== undefined;
+
 /** Indexed annotations of the open trace (a no-op when the invocation is not sampled). */
 export const annotate = (annotations: Record<string, string | number | boolean | undefined>): void => {
   if (!open) return;
