@@ -6,7 +6,8 @@
 //
 // Its client: the SDK's defaults, or with BENCH_FLOOR_CLIENT=functions the functions' own
 // settings (shared/dynamodb/client.ts: one signer, the SHA-256 keyed once, the handler cache
-// for the animals, lib-dynamodb's commands for the keys, as the functions read them), so that
+// for the animals, their items read by the repository's petOf, lib-dynamodb's commands for the
+// keys, as the functions read them), so that
 // a function ÷ this floor measures our layers and not the client's tuning.
 
 import { createHash } from 'node:crypto';
@@ -18,10 +19,11 @@ import {
   GetCommand,
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { createDynamoDBClient } from '../../shared/dynamodb/client.ts';
 import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
+import { petOf } from '../../shared/dynamodb/pet-writes.ts';
 
 const functionsClient = process.env.BENCH_FLOOR_CLIENT === 'functions';
 /** The animals' calls: with the functions' settings, plain commands and the handler cache, as pets-repository.ts sends them. */
@@ -34,7 +36,7 @@ type Item = Record<string, unknown>;
 const animals = {
   get: async (TableName: string, Key: Item): Promise<Item | undefined> =>
     functionsClient
-      ? unmarshallOrNot((await client.send(new GetItemCommand({ TableName, Key: marshall(Key) }))).Item)
+      ? petOrNot((await client.send(new GetItemCommand({ TableName, Key: marshall(Key) }))).Item)
       : (await documents.send(new GetCommand({ TableName, Key }))).Item,
   read: async (input: {
     TableName: string;
@@ -50,7 +52,7 @@ const animals = {
     const values = input.ExpressionAttributeValues && marshall(input.ExpressionAttributeValues);
     const plain = { ...input, ExpressionAttributeValues: values };
     const { Items = [] } = await client.send(input.IndexName ? new QueryCommand(plain) : new ScanCommand(plain));
-    return Items.map((item) => unmarshall(item));
+    return Items.map(petOf);
   },
   put: async (input: {
     TableName: string;
@@ -70,7 +72,8 @@ const animals = {
     );
   },
 };
-const unmarshallOrNot = (item: Parameters<typeof unmarshall>[0] | undefined) => (item ? unmarshall(item) : undefined);
+/** An animal's item read as the animals' repository reads it (petOf: its four fields, straight from their values). */
+const petOrNot = (item: Parameters<typeof petOf>[0] | undefined) => (item ? petOf(item) : undefined);
 
 const pets = process.env.PETS_TABLE_NAME!;
 const keys = process.env.KEYS_TABLE_NAME;
