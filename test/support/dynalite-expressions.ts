@@ -93,6 +93,22 @@ export const expressionCases: { name: string; data: Data; again?: Record<string,
     },
   },
   {
+    name: 'key revoke',
+    data: {
+      UpdateExpression: 'SET revokedAt = :now, changes = list_append(if_not_exists(changes, :noChanges), :changes)',
+      ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':now': S('2026-11-29T07:00:00Z'), ':noChanges': { L: [] }, ':changes': { L: [] } },
+    },
+  },
+  {
+    name: 'key revoke, no author',
+    data: {
+      UpdateExpression: 'SET revokedAt = :now',
+      ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':now': S('x') },
+    },
+  },
+  {
     name: 'usage key',
     data: {
       UpdateExpression: 'SET usageKey = :usageKey',
