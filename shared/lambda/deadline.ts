@@ -6,7 +6,8 @@
 // a timer (a Timeout, and the timer list of its duration, emptied and made again each time), a
 // second promise and its closures, and a Promise.race over both; here an invocation re-arms one
 // timer kept for the container (`refresh`: no allocation, the list kept) and settles one promise.
-// What that saves: docs/performance.md, "Where a function's CPU over the floor goes".
+// What that saves, and why it stays: docs/performance.md, "Hand-made pieces and the figures that
+// keep them".
 //
 // Deployed, an execution environment runs one invocation at a time, so one timer serves them all;
 // the local stage runs invocations side by side in one process, and an invocation that finds the
