@@ -19,7 +19,6 @@ import {
   startInvocation,
 } from '../observability/telemetry.ts';
 import { traceHeaderOf, traceInvocation } from '../observability/xray.ts';
-import { withDeadline } from './deadline.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
 type Result = APIGatewayAuthorizerResult;
@@ -99,11 +98,10 @@ const authorizerTelemetry = (): AuthorizerMiddleware => {
 
 /** The authorizer's function: `handler` only decides, throwing KeyRefused to refuse. */
 export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
-  // The early timeout is withDeadline's (deadline.ts), not middy's: the same TimeoutError, for less.
-  middy<Event, Result, Error, Context, Record<string, unknown>>({ timeoutEarlyInMillis: 0 })
+  middy<Event, Result, Error, Context, Record<string, unknown>>()
     // The policy names only the key id; still, a trace needs no copy of it. A refused key is an
     // answer, not a fault: only another error flags the trace.
     .use(traceInvocation<Event, Result>(({ error }) => (error instanceof KeyRefused ? {} : { error })))
     // The event is the token: nothing hands it to the Logger (no injectLambdaContext, logFault).
     .use(authorizerTelemetry())
-    .handler(withDeadline<Event, Result>(handler));
+    .handler(handler);

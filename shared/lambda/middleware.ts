@@ -32,7 +32,6 @@ import {
   startInvocation,
 } from '../observability/telemetry.ts';
 import { traceHeaderOf, traceInvocation } from '../observability/xray.ts';
-import { withDeadline } from './deadline.ts';
 import { headerValues, json, versionRoot } from './http.ts';
 import { requestInputs } from './request-fields.ts';
 
@@ -48,7 +47,7 @@ export { MAX_BODY_BYTES };
 /** The caller's key id, which the authorizer put in principalId. Never the key. */
 export const keyIdOf = (event: Event): string | undefined => event.requestContext.authorizer?.principalId ?? undefined;
 
-/** The typed form of an error, when it has one: the TimeoutError near the deadline (deadline.ts) is our 504. */
+/** The typed form of an error, when it has one: middy's TimeoutError near the deadline is our 504. */
 const asHttpError = (error: unknown): HttpError | undefined =>
   error instanceof HttpError
     ? error
@@ -200,8 +199,7 @@ const deprecated = (operation: OperationId, { since, sunset, successor }: Deprec
 /** A route's function: `handler` only parses, calls the domain and shapes the success response. */
 export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
   const { deprecation } = route(operationId);
-  // The early timeout is withDeadline's (deadline.ts), not middy's: the same 504, for less.
-  const chain = middy<Event, Result, Error, Context, Record<string, unknown>>({ timeoutEarlyInMillis: 0 })
+  const chain = middy<Event, Result, Error, Context, Record<string, unknown>>()
     // First, so that its handler subsegment holds the annotations and the DynamoDB calls. The
     // response (animals) stays out of the trace; the status flags it, an error is its cause.
     .use(traceInvocation<Event, Result>(({ response, error }) => ({ status: response?.statusCode ?? 500, error })))
@@ -212,5 +210,5 @@ export const httpHandler = (operationId: OperationId, handler: HttpHandler) => {
   // Registered before errorHandler so that their onError runs after the Error body exists.
   chain.use(rateLimitPolicy());
   if (deprecation) chain.use(deprecated(operationId, deprecation));
-  return chain.use(errorHandler()).use(requestLimits(MAX_BODY_BYTES)).handler(withDeadline(handler));
+  return chain.use(errorHandler()).use(requestLimits(MAX_BODY_BYTES)).handler(handler);
 };

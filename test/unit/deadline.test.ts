@@ -3,7 +3,7 @@
 // (the authorizer's with a fault), however invocations follow one another or overlap, and an
 // invocation that answered in time is never cut short by an earlier one's deadline. The 5 ms are
 // middy's default `timeoutEarlyInMillis` (https://middy.js.org/docs/intro/early-interrupt), which
-// the chains had before their timer was their own.
+// the chains use.
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { authorizerHandler } from '../../shared/lambda/authorizer-handler.ts';
