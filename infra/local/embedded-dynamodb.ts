@@ -26,6 +26,7 @@ import { localClientConfig } from './function-environment.ts';
 import './dynalite-iterators.ts'; // closes every Query's and Scan's iterator (dynalite 4.0.0 leaks them); bounds its reads
 import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item write: no phantom after a crash
 import './dynalite-expression-cache.ts'; // each distinct expression parsed once, not on every request
+import './dynalite-page-reads.ts'; // a listing's page in one native read, not through per-entry streams
 import { finishTableCreation } from './dynalite-table-creation.ts';
 
 const SECRET_FILE = 'dynamodb-secret';
