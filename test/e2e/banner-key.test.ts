@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type LocalServer, newDataDir, npmScriptFlags, startLocalServer } from '../../tools/harness/local-server.ts';
+import { type LocalServer, newDataDir, npmScriptCommand, startLocalServer } from '../../tools/harness/local-server.ts';
 import { bearer, call, KEY_FORMAT } from './support.ts';
 
 const KEY_ANYWHERE = /pet_[0-9A-Za-z]{32,}/;
@@ -40,10 +40,16 @@ describe.each(['infra/local/server.ts', 'infra/local/dev.ts'])('%s with stdout a
 it('on a terminal (a pseudo-terminal from script(1)) prints the key itself', async () => {
   const dataDir = newDataDir();
   dirs.push(dataDir);
-  const entry = 'infra/local/server.ts';
-  const command = [process.execPath, ...npmScriptFlags(entry), entry].join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'WARN', PETSTORE_DATA_DIR: dataDir },
+  const node = npmScriptCommand('infra/local/server.ts', {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'WARN',
+    PETSTORE_DATA_DIR: dataDir,
+  });
+  // script(1) runs the command through the shell with the environment it was given.
+  const child = spawn('script', ['-qfec', [node.file, ...node.args].join(' '), '/dev/null'], {
+    env: node.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';

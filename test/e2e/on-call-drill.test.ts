@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LogSource, savedQueries } from '../../infra/monitoring/queries.ts';
-import { type LocalServer, npmScriptFlags, startLocalServer } from '../../tools/harness/local-server.ts';
+import { type LocalServer, startLocalServer } from '../../tools/harness/local-server.ts';
 import { type LogEvent, runQuery } from '../support/logs-insights.ts';
 import { embeddedDynamoDB } from '../support/observability.ts';
 import { section } from '../support/runbook.ts';
@@ -89,7 +89,7 @@ beforeAll(async () => {
   server = await startLocalServer(
     // The deployed log level; no authorizer cache, so that every refusal is an authorizer call.
     { LOG_LEVEL: 'INFO', PETSTORE_AUTHORIZER_CACHE_TTL: '0' },
-    { entry: 'test/support/planted-fault-server.ts', nodeArgs: npmScriptFlags('infra/local/server.ts') },
+    { entry: 'test/support/planted-fault-server.ts', script: 'infra/local/server.ts' },
   );
   const dynamodb = embeddedDynamoDB(server.dataDir);
   const [mobile, web, batch] = await Promise.all(

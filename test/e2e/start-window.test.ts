@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { newDataDir, npmScriptFlags } from '../../tools/harness/local-server.ts';
+import { newDataDir, npmScriptCommand } from '../../tools/harness/local-server.ts';
 
 const dataDirs: string[] = [];
 afterAll(() => {
@@ -35,22 +35,20 @@ const key = `pet_${'k'.repeat(40)}`;
 const startSlowed = (port: number, entry = 'infra/local/server.ts') => {
   const dataDir = newDataDir();
   dataDirs.push(dataDir);
-  const server = spawn(
-    process.execPath,
-    [...npmScriptFlags(entry), '--import', resolve('test/support/slow-key-writes.ts'), entry],
+  const node = npmScriptCommand(
+    entry,
     {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PETSTORE_DATA_DIR: dataDir,
-        PETSTORE_API_KEY: key,
-        PETSTORE_TEST_KEY_WRITE_DELAY_MS: '1500',
-        LOG_LEVEL: 'WARN',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PETSTORE_DATA_DIR: dataDir,
+      PETSTORE_API_KEY: key,
+      PETSTORE_TEST_KEY_WRITE_DELAY_MS: '1500',
+      LOG_LEVEL: 'WARN',
     },
+    { nodeArgs: ['--import', resolve('test/support/slow-key-writes.ts')] },
   );
+  const server = spawn(node.file, node.args, { env: node.env, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   server.stdout.on('data', (chunk: Buffer) => {
     output += chunk;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterEach, expect, test, vi } from 'vitest';
 import { collectAllAvailableGarbage, reduceMemoryWhenIdle } from '../../infra/local/idle-memory.ts';
-import { npmScriptFlags } from '../../tools/harness/local-server.ts';
+import { npmScriptCommand } from '../../tools/harness/local-server.ts';
 
 const IDLE_MS = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -101,8 +101,9 @@ test('the collection shrinks the young generation, which a plain full collection
     collectAllAvailableGarbage()();
     console.log(JSON.stringify({ plain, reduced: newSpace() }));
   `;
-  const flags = npmScriptFlags('infra/local/server.ts');
-  const output = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8' });
+  // npm start's Node, flags and environment, running this program in the server's place.
+  const node = npmScriptCommand('infra/local/server.ts', process.env, { run: ['--input-type=module', '-e', script] });
+  const output = execFileSync(node.file, node.args, { env: node.env, encoding: 'utf8' });
   const { plain, reduced } = JSON.parse(output) as { plain: number; reduced: number };
   expect(reduced, `new space after a plain collection ${plain}, after this one ${reduced}`).toBeLessThan(plain / 2);
 });

@@ -7,7 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { npmScriptEnv, npmScriptFlags } from '../../tools/harness/local-server.ts';
+import { npmScriptCommand } from '../../tools/harness/local-server.ts';
+
+/** What the harness runs for `entry`'s script: its flags (the entry dropped) and the environment. */
+const flagsOf = (entry: string) => npmScriptCommand(entry, {}).args.slice(0, -1);
+const envOf = (entry: string, env: NodeJS.ProcessEnv, cwd?: string) => npmScriptCommand(entry, env, { cwd }).env;
 
 const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
 /** glibc's malloc with 2 arenas, not 8 per core: the listing-cache attack's peak RSS 173–181 MB against 181–221 without (four runs each, taking turns), CPU within the noise; a user's own setting kept. */
@@ -31,21 +35,27 @@ describe('Node flags of the local server', () => {
       expect(scripts[script]).toBe(
         `${MALLOC_ARENAS} exec node ${YOUNG_GENERATION} ${OLD_GENERATION} ${EXPOSE_GC} ${COMPILE_CACHE.join(' ')} ${entry}`,
       );
-      expect(npmScriptFlags(entry)).toEqual([YOUNG_GENERATION, OLD_GENERATION, EXPOSE_GC, ...COMPILE_CACHE]);
-      expect(npmScriptEnv(entry, { HOME: '/h' })).toEqual({ HOME: '/h', MALLOC_ARENA_MAX: '2' });
+      expect(npmScriptCommand(entry, {}).args).toEqual([
+        YOUNG_GENERATION,
+        OLD_GENERATION,
+        EXPOSE_GC,
+        ...COMPILE_CACHE,
+        entry,
+      ]);
+      expect(envOf(entry, { HOME: '/h' })).toEqual({ HOME: '/h', MALLOC_ARENA_MAX: '2' });
     },
   );
 
   test('the script’s default yields to a user’s own MALLOC_ARENA_MAX, as sh’s `:-` does, and an empty one is unset', () => {
     const entry = 'infra/local/server.ts';
-    expect(npmScriptEnv(entry, { MALLOC_ARENA_MAX: '8' }).MALLOC_ARENA_MAX).toBe('8');
-    expect(npmScriptEnv(entry, { MALLOC_ARENA_MAX: '' }).MALLOC_ARENA_MAX).toBe('2');
+    expect(envOf(entry, { MALLOC_ARENA_MAX: '8' }).MALLOC_ARENA_MAX).toBe('8');
+    expect(envOf(entry, { MALLOC_ARENA_MAX: '' }).MALLOC_ARENA_MAX).toBe('2');
     for (const given of [{ MALLOC_ARENA_MAX: '8' }, { MALLOC_ARENA_MAX: '' }, {}]) {
       const sh = execFileSync('sh', ['-c', `${scripts.start!.split(' exec ')[0]} exec env`], {
         env: given,
         encoding: 'utf8',
       });
-      expect(/^MALLOC_ARENA_MAX=(.*)$/m.exec(sh)?.[1]).toBe(npmScriptEnv(entry, given).MALLOC_ARENA_MAX);
+      expect(/^MALLOC_ARENA_MAX=(.*)$/m.exec(sh)?.[1]).toBe(envOf(entry, given).MALLOC_ARENA_MAX);
     }
   });
 
@@ -53,13 +63,14 @@ describe('Node flags of the local server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'node-flags-'));
     try {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ scripts: { start: 'A=$(date) exec node x.ts' } }));
-      expect(() => npmScriptEnv('x.ts', {}, dir)).toThrow(/cannot read A=\$\(date\)/);
+      expect(() => envOf('x.ts', {}, dir)).toThrow(/cannot read A=\$\(date\)/);
     } finally {
       rmSync(dir, { recursive: true });
     }
   });
 
   test('an entry no npm script runs gets no flags (the bench’s bare server runs as Node starts it)', () => {
-    expect(npmScriptFlags('bench/support/bare-server.ts')).toEqual([]);
+    expect(flagsOf('bench/support/bare-server.ts')).toEqual([]);
+    expect(envOf('bench/support/bare-server.ts', { HOME: '/h' })).toEqual({ HOME: '/h' });
   });
 });

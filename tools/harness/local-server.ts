@@ -33,6 +33,11 @@ export interface LocalServerOptions {
   keepOutput?: boolean;
   /** The command's entry point: `npm start`'s by default, `infra/local/dev.ts` for `npm run dev`. */
   entry?: string;
+  /**
+   * The npm script whose flags and environment run `entry`, named by the entry it runs: `entry`'s
+   * own by default; `infra/local/server.ts` (npm start's) for an entry that imports the server.
+   */
+  script?: string;
   /** The repository to run it in (a copy, for a test that edits the code). */
   cwd?: string;
   /** A command that runs the server's command (`['prlimit', '--nofile=512:512']`: fewer open files). */
@@ -80,19 +85,42 @@ const npmScript = (entry: string, cwd = '.'): NpmScript => {
   return { env: [], flags: [] };
 };
 
-/** The Node flags of `entry`'s npm script. */
-export const npmScriptFlags = (entry: string, cwd = '.'): string[] => npmScript(entry, cwd).flags;
-
 /**
- * `env` as `entry`'s npm script hands it to Node: a `NAME=${NAME:-value}` of the script sets NAME
+ * `env` as `script`'s npm script hands it to Node: a `NAME=${NAME:-value}` of the script sets NAME
  * where `env` leaves it unset or empty (sh's `:-`), a `NAME=value` always.
  */
-export const npmScriptEnv = (entry: string, env: NodeJS.ProcessEnv, cwd = '.'): NodeJS.ProcessEnv => {
+const npmScriptEnv = (script: NpmScript, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   const given = { ...env };
-  for (const { name, value, keepGiven } of npmScript(entry, cwd).env) {
+  for (const { name, value, keepGiven } of script.env) {
     if (!keepGiven || !given[name]) given[name] = value;
   }
   return given;
+};
+
+export interface NpmScriptCommand {
+  /** This Node, as npm's `exec node` finds it on the PATH npm gives the script. */
+  file: string;
+  /** The script's Node flags, then `nodeArgs`, then `run`. */
+  args: string[];
+  /** The caller's environment with the script's assignments applied, as sh applies them. */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * What the npm script that runs `script` (an entry: `infra/local/server.ts` is `npm start`) runs
+ * for a caller whose environment is `env`: its flags and its environment together, the one way the
+ * tests and the bench start the server outside `npm` itself, so that neither half can be left out
+ * (test/e2e/npm-start-command.test.ts holds it to the process `npm start` runs). `run` is what Node
+ * runs in the entry's place (a module that imports the server, or `-e` and a program); `nodeArgs`
+ * go between the script's flags and it.
+ */
+export const npmScriptCommand = (
+  script: string,
+  env: NodeJS.ProcessEnv,
+  { run = [script], nodeArgs = [], cwd }: { run?: string[]; nodeArgs?: string[]; cwd?: string } = {},
+): NpmScriptCommand => {
+  const read = npmScript(script, cwd);
+  return { file: process.execPath, args: [...read.flags, ...nodeArgs, ...run], env: npmScriptEnv(read, env) };
 };
 
 /**
@@ -120,22 +148,21 @@ export const startLocalServer = (
   const base = options.defaults
     ? Object.fromEntries(Object.entries(process.env).filter(([name]) => !OUR_KNOBS.test(name)))
     : { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'WARN' };
-  const [command, ...launcherArgs] = [...(options.launcher ?? []), process.execPath];
-  const child = spawn(
-    command!,
-    [
-      ...launcherArgs,
-      ...npmScriptFlags(entry, options.cwd),
-      ...(options.nodeArgs ?? []),
-      ...(options.probe ? ['--import', PROBE] : []),
-      entry,
-    ],
+  const node = npmScriptCommand(
+    options.script ?? entry,
+    { ...base, PORT: '0', ...env, PETSTORE_DATA_DIR: dataDir },
     {
+      run: [entry],
+      nodeArgs: [...(options.nodeArgs ?? []), ...(options.probe ? ['--import', PROBE] : [])],
       cwd: options.cwd,
-      env: npmScriptEnv(entry, { ...base, PORT: '0', ...env, PETSTORE_DATA_DIR: dataDir }, options.cwd),
-      stdio: ['ignore', 'pipe', 'pipe', ...(options.probe ? (['ipc'] as const) : [])],
     },
   );
+  const [command, ...launcherArgs] = [...(options.launcher ?? []), node.file];
+  const child = spawn(command!, [...launcherArgs, ...node.args], {
+    cwd: options.cwd,
+    env: node.env,
+    stdio: ['ignore', 'pipe', 'pipe', ...(options.probe ? (['ipc'] as const) : [])],
+  });
   let output = '';
   let keep = true;
   const collect = (chunk: Buffer) => {
