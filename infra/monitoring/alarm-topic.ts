@@ -133,9 +133,12 @@ export class AlarmTopic extends Construct {
       // An error fails `cdk synth` and `cdk deploy`: a deploy without destinations would also
       // remove the subscriptions a previous deploy made. Only when this stack is synthesized for
       // deploying (`cdk deploy -e PetStore-staging` does not synthesize production's assets, and
-      // needs none of its destinations).
+      // needs none of its destinations). On the app, not the stack: the CLI fails on every stack's
+      // error but prints only the violations under the stacks it selected, and one with the app's
+      // empty path under all of them, so `cdk synth PetStore-staging` says why it failed and a
+      // bare `cdk synth` says it once.
       if (destinationRequired && stack.bundlingRequired)
-        Annotations.of(stack).addError(
+        Annotations.of(stack.node.root).addError(
           // A bare `npx cdk synth` synthesizes every stage: say how to look at one without this one.
           `${message} To synthesize another stage alone: npx cdk synth -e ${stackName(DEPLOYED_STAGES.find((s) => s !== stage)!)}.`,
         );

@@ -117,19 +117,28 @@ describe('synth as the pipeline runs it', () => {
   }, 300_000);
 });
 
-test("`cdk synth PetStore-staging` without production's alarm destination says why it failed", () => {
-  // The CLI fails on any stack's error but prints only the selected stack's messages.
+/**
+ * How many times a run printed production's missing-destination error, on either stream: once,
+ * whoever prints it (the CLI, from the app's validation report), and never a second copy.
+ */
+const productionErrorCount = (run: { stdout: string; stderr: string }) =>
+  `${run.stdout}\n${run.stderr}`.match(/PetStore-production's alarms reach NOBODY/g)?.length ?? 0;
+
+test("`cdk synth PetStore-staging` without production's alarm destination says why it failed, once", () => {
+  // The CLI fails on any stack's error but prints only the selected stacks' violations.
   const run = cdk(['synth', stackName('staging')], {}, mkdtempSync(join(tmpdir(), 'one-stack-')));
   expect(run.status).toBe(1);
   expect(run.stderr).toMatch(/PetStore-production.*alarms reach NOBODY/);
+  expect(productionErrorCount(run), run.stderr).toBe(1);
   // …and how to synthesize staging without it (README: Deploying).
   expect(run.stderr).toMatch(/synthesize another stage alone: npx cdk synth -e PetStore-staging/);
 }, 300_000);
 
-test("a bare `cdk synth` without any destination: production's error and each warning, no location lines", () => {
+test("a bare `cdk synth` without any destination: production's error once, each warning, no location lines", () => {
   const run = cdk(['synth'], {}, mkdtempSync(join(tmpdir(), 'bare-synth-')));
   expect(run.status).toBe(1);
   expect(run.stderr).toMatch(/^ERROR PetStore-production's alarms reach NOBODY/m);
+  expect(productionErrorCount(run), run.stderr).toBe(1);
   expect(run.stderr).toMatch(/^WARNING PetStore-staging's alarms reach NOBODY/m);
   expectAnnotationsWithoutLocations(run.stderr);
 }, 300_000);
