@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { timestamped } from './timestamped.ts';
 
 /** Descriptors left to the server itself (LevelDB's files, logs, the data files), at most half the limit. */
 const RESERVED_FILES = 1024;
@@ -93,8 +94,10 @@ export const limitConnections = (
     setTimeout(() => {
       const cut = cutUploads ? `, cut ${cutUploads} upload(s) waiting for their body` : '';
       console.warn(
-        `${name}: closed ${closedIdle} idle connection(s)${cut}${refused ? ` and refused ${refused} new one(s)` : ''} ` +
-          `to keep within ${max} open connections (the process's open-files limit)`,
+        timestamped(
+          `${name}: closed ${closedIdle} idle connection(s)${cut}${refused ? ` and refused ${refused} new one(s)` : ''} ` +
+            `to keep within ${max} open connections (the process's open-files limit)`,
+        ),
       );
       closedIdle = cutUploads = refused = 0;
       reporting = false;

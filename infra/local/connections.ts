@@ -13,6 +13,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { timestamped } from './timestamped.ts';
 
 interface Connection {
   busy: boolean;
@@ -93,8 +94,10 @@ export const servePipelined = (
     const stalled = [...connections].filter(([, c]) => c.busy && performance.now() - c.movedAt > ms);
     if (stalled.length === 0) return;
     console.warn(
-      `stopping: cut ${stalled.length} connection(s) whose client took no answer for ${ms / 1000} s; ` +
-        `${stalled.reduce((n, [, c]) => n + c.waiting.length, 0)} request(s) waiting on them are not answered`,
+      timestamped(
+        `stopping: cut ${stalled.length} connection(s) whose client took no answer for ${ms / 1000} s; ` +
+          `${stalled.reduce((n, [, c]) => n + c.waiting.length, 0)} request(s) waiting on them are not answered`,
+      ),
     );
     for (const [socket] of stalled) socket.destroy();
   };

@@ -20,6 +20,7 @@ import type { FromGeneration, ToGeneration } from './dev-generation.ts';
 import { startManagementEndpoint } from './management.ts';
 import { cannotStart, failWith, printBanner, stageOptionsFromEnvironment, stopOnSignals } from './options.ts';
 import { baseUrlOf, type LocalData, listen, openLocalData } from './stage.ts';
+import { timestamped } from './timestamped.ts';
 
 /** A commit given by hand (a tree without .git) holds for every reload; otherwise git says, each time. */
 const GIVEN_COMMIT = process.env[SOURCE_COMMIT_ENV];
@@ -111,7 +112,8 @@ const spawnGeneration = (): Generation => {
   child.on('exit', (code) => {
     if (generation === serving) {
       serving = undefined;
-      if (!stopping) console.error(`${COMMAND}: the functions' process exited (${code}); save a file to reload`);
+      if (!stopping)
+        console.error(timestamped(`${COMMAND}: the functions' process exited (${code}); save a file to reload`));
     }
     if (generation === spare) {
       spare = undefined;
@@ -138,14 +140,18 @@ const onMessage = (generation: Generation, message: FromGeneration) => {
       previous.send({ type: 'drain', stopping: false });
     }
     if (!first)
-      console.log(`${COMMAND}: serving the code as saved (${Math.round(performance.now() - reloadStarted)} ms)`);
+      console.log(
+        timestamped(`${COMMAND}: serving the code as saved (${Math.round(performance.now() - reloadStarted)} ms)`),
+      );
     // The first spare warms with what the first generation imported; the address is printed
     // once it is warm, so that a change saved from then on reloads at full speed.
     prepareSpare();
     if (changed) reload(changed);
   } else if (message.type === 'failed' && generation === loading) {
     loading = undefined;
-    console.error(`${COMMAND}: the change did not load; still serving the code before it\n${message.message}`);
+    console.error(
+      timestamped(`${COMMAND}: the change did not load; still serving the code before it\n${message.message}`),
+    );
     if (!serving) for (const socket of waiting.splice(0)) socket.destroy();
     firstLoad.resolve();
     announceOnce();
@@ -168,7 +174,7 @@ const reload = (why: string) => {
   }
   changed = undefined;
   reloadStarted = performance.now();
-  if (why) console.log(`${COMMAND}: ${why} changed, reloading`);
+  if (why) console.log(timestamped(`${COMMAND}: ${why} changed, reloading`));
   loading = spare ?? spawnGeneration();
   spare = undefined;
   // The code about to load is the tree as saved now: its lines name that, not the start's commit.

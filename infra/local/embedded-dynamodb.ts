@@ -28,6 +28,7 @@ import './dynalite-durable-writes.ts'; // one synced LevelDB batch per item writ
 import './dynalite-expression-cache.ts'; // each distinct expression parsed once, not on every request
 import './dynalite-page-reads.ts'; // a listing's page in one native read, not through per-entry streams
 import { finishTableCreation } from './dynalite-table-creation.ts';
+import { timestamped } from './timestamped.ts';
 
 const SECRET_FILE = 'dynamodb-secret';
 
@@ -53,7 +54,9 @@ export const startEmbeddedDynamoDB = async (dataDir: string): Promise<EmbeddedDy
   const secret = freshSecret(dataDir);
   const path = join(dataDir, 'dynamodb');
   for (const table of await finishTableCreation(path))
-    console.warn(`warning: table ${table} was left CREATING by a start that was killed; its creation is finished now`);
+    console.warn(
+      timestamped(`warning: table ${table} was left CREATING by a start that was killed; its creation is finished now`),
+    );
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const [store] = server.listeners('request') as RequestListener[];
   const socket: StoreSocket | undefined = socketsSupported ? await listenOnSocket(dataDir, store!) : undefined;

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { timestamped } from './timestamped.ts';
 
 export const KEY_USAGE_FILE = 'key-usage.json';
 const WRITE_AFTER_MS = 200;
@@ -78,7 +79,7 @@ export const keyUsage = (file: string | undefined): KeyUsage => {
   let closed = false;
 
   const warn = (error: unknown) =>
-    console.warn(`warning: could not keep the keys' daily counts in ${file}: ${(error as Error).message}`);
+    console.warn(timestamped(`warning: could not keep the keys' daily counts in ${file}: ${(error as Error).message}`));
 
   const writeSoon = async () => {
     timer = undefined;

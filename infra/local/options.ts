@@ -5,12 +5,13 @@ import { isoNow } from '../../shared/observability/clock.ts';
 import { Config, keyLimitsOf } from './config.ts';
 import { developmentKeyFile, kept } from './development-key.ts';
 import { type LocalStage, type LocalStageOptions, STAGE } from './stage.ts';
+import { timestamped } from './timestamped.ts';
 
-/** Prints `command: message` on stderr and exits 1. */
+/** Prints `command: message` on stderr, after its time (timestamped.ts), and exits 1. */
 export const failWith =
   (command: string) =>
   (message: string): never => {
-    console.error(`${command}: ${message}`);
+    console.error(timestamped(`${command}: ${message}`));
     process.exit(1);
   };
 
@@ -87,21 +88,27 @@ export const printBanner = (
 ): void => {
   const { baseUrl, key, keyRecord, dataDir, repairedIndexEntries } = stage;
   if (repairedIndexEntries)
-    console.warn(`repaired: removed ${repairedIndexEntries} listing entries a crash had left without their animal`);
+    console.warn(
+      timestamped(`repaired: removed ${repairedIndexEntries} listing entries a crash had left without their animal`),
+    );
   if (keyRecord.revokedAt)
     console.warn(
-      `warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`,
+      timestamped(
+        `warning: PETSTORE_API_KEY (${keyRecord.keyId}) was revoked at ${keyRecord.revokedAt} and stays refused`,
+      ),
     );
   const shown = keyShown(key, dataDir, process.stdout.isTTY === true);
   console.log(
-    [
-      `Pet Store API (stage ${STAGE}) listening at ${baseUrl}`,
-      `API key (${keyRecord.keyId}): ${shown.where}`,
-      `Try: curl -H ${shown.header} ${baseUrl}/pets`,
-      `API reference: ${new URL('/docs', baseUrl).href}`,
-      `Data: ${dataDir}.`,
-      ...notes,
-    ].join('\n'),
+    timestamped(
+      [
+        `Pet Store API (stage ${STAGE}) listening at ${baseUrl}`,
+        `API key (${keyRecord.keyId}): ${shown.where}`,
+        `Try: curl -H ${shown.header} ${baseUrl}/pets`,
+        `API reference: ${new URL('/docs', baseUrl).href}`,
+        `Data: ${dataDir}.`,
+        ...notes,
+      ].join('\n'),
+    ),
   );
 };
 
@@ -113,9 +120,9 @@ export const printBanner = (
 export const stopOnSignals = (close: () => Promise<void>): void => {
   let signals = 0;
   const stop = async () => {
-    console.log('stopping: finishing requests in flight');
+    console.log(timestamped('stopping: finishing requests in flight'));
     await close();
-    console.log('stopped');
+    console.log(timestamped('stopped'));
     process.exit(0);
   };
   const onSignal = (signal: NodeJS.Signals) => {
@@ -123,7 +130,9 @@ export const stopOnSignals = (close: () => Promise<void>): void => {
     if (signals === 1) void stop();
     else if (signals > 2) {
       console.error(
-        `stopped at once (${signal} a third time): requests in flight were cut; the next start takes over the data directory and repairs what they left`,
+        timestamped(
+          `stopped at once (${signal} a third time): requests in flight were cut; the next start takes over the data directory and repairs what they left`,
+        ),
       );
       process.exit(1);
     }

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type LocalServer, newDataDir, npmScriptCommand, startLocalServer } from '../../tools/harness/local-server.ts';
+import { STAMP } from '../support/timestamps.ts';
 import { bearer, call, KEY_FORMAT } from './support.ts';
 
 const KEY_ANYWHERE = /pet_[0-9A-Za-z]{32,}/;
@@ -25,7 +26,10 @@ describe.each(['infra/local/server.ts', 'infra/local/dev.ts'])('%s with stdout a
     await new Promise((resolve) => setTimeout(resolve, 300));
     const output = server.output();
     expect(output).not.toMatch(KEY_ANYWHERE);
-    const file = /^API key \(key_\w+\): in (\/\S+) \(not printed: this output is not a terminal\)$/m.exec(output)?.[1];
+    const file = new RegExp(
+      `^${STAMP}API key \\(key_\\w+\\): in (/\\S+) \\(not printed: this output is not a terminal\\)$`,
+      'm',
+    ).exec(output)?.[1];
     expect(file, output).toBeDefined();
     expect(file!.startsWith(server.dataDir)).toBe(true);
     expect(statSync(file!).mode & 0o777).toBe(0o600);
@@ -33,7 +37,7 @@ describe.each(['infra/local/server.ts', 'infra/local/dev.ts'])('%s with stdout a
     expect(key).toMatch(KEY_FORMAT);
     expect((await call(server, '/pets', { authorization: bearer(key) })).status).toBe(200);
     // The Try line reads the file rather than quoting the key.
-    expect(output).toMatch(new RegExp(`^Try: curl -H "Authorization: Bearer \\$\\(cat '${file}'\\)" `, 'm'));
+    expect(output).toMatch(new RegExp(`^${STAMP}Try: curl -H "Authorization: Bearer \\$\\(cat '${file}'\\)" `, 'm'));
   });
 });
 
@@ -56,9 +60,9 @@ it('on a terminal (a pseudo-terminal from script(1)) prints the key itself', asy
   child.stdout.on('data', (chunk) => (output += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
-    for (let wait = 0; wait < 300 && !/^Try: .*$/m.test(output); wait++)
+    for (let wait = 0; wait < 300 && !new RegExp(`^${STAMP}Try: .*$`, 'm').test(output); wait++)
       await new Promise((resolve) => setTimeout(resolve, 100));
-    const printed = /^API key \(key_\w+\): (pet_\w+)\r?$/m.exec(output)?.[1];
+    const printed = new RegExp(`^${STAMP}API key \\(key_\\w+\\): (pet_\\w+)\\r?$`, 'm').exec(output)?.[1];
     expect(printed, output.replace(KEY_ANYWHERE, 'pet_…')).toMatch(KEY_FORMAT);
     expect(printed).toBe(readFileSync(`${dataDir}/development-key`, 'utf8').trim());
   } finally {

@@ -8,6 +8,7 @@ import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
+import { STAMP } from '../support/timestamps.ts';
 import { keyTool } from './support.ts';
 
 const NOBODY = 65_534; // the conventional uid and gid of `nobody`
@@ -36,7 +37,9 @@ const expectRefused = async (dir: string, why: RegExp) => {
   const output = (await start.catch((error: Error) => error.message)) as string;
   const lines = output.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('server exited'));
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(new RegExp(`^npm start: cannot start: refusing the data directory ${dir}: .*${why.source}`));
+  expect(lines[0]).toMatch(
+    new RegExp(`^${STAMP}npm start: cannot start: refusing the data directory ${dir}: .*${why.source}`),
+  );
   expect(output).not.toContain(PLANTED_KEY);
   const listed = await keyTool(dir, 'list');
   expect(listed.code).not.toBe(0);

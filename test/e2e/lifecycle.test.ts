@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { bannerKey, type LocalServer, newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
+import { STAMP } from '../support/timestamps.ts';
 import { call, disposeServer, keyTool, startServer } from './support.ts';
 
 const dataDirs: string[] = [];
@@ -116,7 +117,7 @@ test.each(['start', 'run dev'])(
     const exited = new Promise((done) => npm.once('exit', done));
     process.kill(-npm.pid!, 'SIGINT'); // what the terminal does: the server gets it, and again from npm
     await exited;
-    expect(output()).toMatch(/^stopped$/m);
+    expect(output()).toMatch(new RegExp(`^${STAMP}stopped$`, 'm'));
     expect(output()).not.toMatch(/stopped at once/);
     expect(existsSync(join(dir, 'owner.lock')), output()).toBe(false);
   },
@@ -158,7 +159,7 @@ test.each(['infra/local/server.ts', 'infra/local/dev.ts'])(
     request.finish();
     expect(await secondExit, second.output()).toBe(0);
     expect(request.answer()).toMatch(/^HTTP\/1\.1 201 /); // the request it had was answered
-    expect(second.output()).toMatch(/^stopped$/m);
+    expect(second.output()).toMatch(new RegExp(`^${STAMP}stopped$`, 'm'));
     expect(existsSync(join(second.dataDir, 'owner.lock'))).toBe(false);
 
     const third = await start();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalServer, newDataDir } from '../../tools/harness/local-server.ts';
+import { STAMP, unstamped } from '../support/timestamps.ts';
 import {
   type Animal,
   allPages,
@@ -88,14 +89,16 @@ describe('configuration', () => {
 
   it('accepts PETSTORE_API_KEY, and names it without printing it (this output is a pipe, not a terminal)', async () => {
     expect(server.key).toBe(givenKey);
-    expect(banner).toMatch(/^API key \(key_\w+\): the one in PETSTORE_API_KEY \(not printed/m);
+    expect(banner).toMatch(
+      new RegExp(`^${STAMP}API key \\(key_\\w+\\): the one in PETSTORE_API_KEY \\(not printed`, 'm'),
+    );
     expect((await call(server, '/pets', { authorization: bearer(givenKey) })).status).toBe(200);
   });
 
   it('prints a curl line that works as printed, in a shell that has PETSTORE_API_KEY', async () => {
     const line = banner.split('\n').find((l) => /\bcurl\b/.test(l));
     expect(line, banner).toBeDefined();
-    const command = line!.replace(/^Try:\s*/, '');
+    const command = unstamped(line!).replace(/^Try:\s*/, '');
     expect(command).toContain(server.baseUrl);
     const { stdout } = await run('bash', ['-c', `${command} -s -w '\\n%{http_code}'`], {
       env: { ...process.env, PETSTORE_API_KEY: givenKey },

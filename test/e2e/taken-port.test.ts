@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { newDataDir, startLocalServer } from '../../tools/harness/local-server.ts';
+import { STAMP } from '../support/timestamps.ts';
 
 let taken: Server;
 let port: number;
@@ -33,7 +34,7 @@ test.each([
       },
       (error: Error) => error.message,
     );
-    const line = failure.split('\n').find((l) => l.startsWith(`${command}: cannot start`));
+    const line = failure.split('\n').find((l) => new RegExp(`^${STAMP}${command}: cannot start`).test(l));
     expect(line, failure).toBeDefined();
     expect(line).toContain(`127.0.0.1:${port} is already in use`);
     expect(line).toContain(`PORT=${port + 1} ${command}`);

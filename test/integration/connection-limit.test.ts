@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, expect, test, vi } from 'vitest';
 import { connectionBudget, limitConnections, openFilesLimit } from '../../infra/local/connection-limit.ts';
+import { STAMP, unstamped } from '../support/timestamps.ts';
 
 let server: Server;
 afterEach(() => {
@@ -93,11 +94,16 @@ test('a connection with a request in flight is never closed; when all have one, 
   expect([busy.closed, third.closed, fourth.closed]).toEqual([false, false, true]);
   release();
   await vi.waitUntil(() => busy.received.endsWith('slow') && third.received.endsWith('slow'), { timeout: 5_000 });
-  const warnings = () => vi.mocked(console.warn).mock.calls.filter(([line]) => String(line).startsWith('busy: '));
+  const warnings = () =>
+    vi.mocked(console.warn).mock.calls.filter(([line]) => unstamped(String(line)).startsWith('busy: '));
   expect(warnings()).toEqual([]); // once a second at most, with the counts
   await new Promise((r) => setTimeout(r, 1100));
   expect(warnings()).toEqual([
-    [expect.stringMatching(/^busy: closed 1 idle connection\(s\) and refused 1 new one\(s\) to keep within 2 open/)],
+    [
+      expect.stringMatching(
+        new RegExp(`^${STAMP}busy: closed 1 idle connection\\(s\\) and refused 1 new one\\(s\\) to keep within 2 open`),
+      ),
+    ],
   ]);
 });
 
@@ -112,11 +118,15 @@ test('when all have a request in flight, an upload waiting for its body goes, of
   expect([slow.closed, a1.closed, b2.closed, newcomer.closed, next.closed]).toEqual([false, true, false, false, false]);
   release();
   await new Promise((r) => setTimeout(r, 1100));
-  const warnings = vi.mocked(console.warn).mock.calls.filter(([line]) => String(line).startsWith('uploads: '));
+  const warnings = vi
+    .mocked(console.warn)
+    .mock.calls.filter(([line]) => unstamped(String(line)).startsWith('uploads: '));
   expect(warnings).toEqual([
     [
       expect.stringMatching(
-        /^uploads: closed 0 idle connection\(s\), cut 2 upload\(s\) waiting for their body to keep/,
+        new RegExp(
+          `^${STAMP}uploads: closed 0 idle connection\\(s\\), cut 2 upload\\(s\\) waiting for their body to keep`,
+        ),
       ),
     ],
   ]);

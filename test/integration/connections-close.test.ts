@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, expect, test, vi } from 'vitest';
 import { servePipelined } from '../../infra/local/connections.ts';
+import { STAMP } from '../support/timestamps.ts';
 
 const STALL_MS = 400;
 let server: Server;
@@ -68,6 +69,8 @@ test('a connection whose client does not read its answers is cut once they stop 
   expect(await reading.closed).toBe(1);
   for (const [line] of warned.mock.calls)
     expect(line).toMatch(
-      /^stopping: cut \d+ connection\(s\) whose client took no answer for 0\.4 s; \d+ request\(s\) waiting/,
+      new RegExp(
+        `^${STAMP}stopping: cut \\d+ connection\\(s\\) whose client took no answer for 0\\.4 s; \\d+ request\\(s\\) waiting`,
+      ),
     );
 });
