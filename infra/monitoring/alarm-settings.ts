@@ -23,6 +23,12 @@ export interface AlarmSettings {
   readonly dynamodbSystemErrors: number;
   /** Requests API Gateway answered 503 because the authorizer failed (not refused a key), per period. */
   readonly authorizerErrors: number;
+  /**
+   * listPets' best-effort re-reads of the status index's shard record that failed, retries
+   * included, per period (ShardRecordReadFailures): the listings still answered, but a container
+   * whose re-reads keep failing for a second answers its filtered listings 503.
+   */
+  readonly shardRecordReadFailures: number;
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Construct } from 'constructs';
 import { dynamodbCalls, FUNCTION_NAMES, routes } from '../../shared/api/routes.ts';
 import { petsTable, STATUS_INDEX } from '../../shared/dynamodb/tables.ts';
 import { stackName } from '../stages.ts';
+import { emfMetric } from './metrics.ts';
 import type { MonitoringProps } from './props.ts';
 
 /** What each kind of alarm means; docs/runbook.md has a section per kind. */
@@ -33,6 +34,8 @@ export const ALARM_KINDS = {
   DynamoDBSystemErrors: 'DynamoDB failed requests to the table on its side (HTTP 500).',
   StatusIndexWriteThrottles:
     "DynamoDB throttled writes to the pets table's status index: a status's creates outgrow its shards (raise statusIndexShards).",
+  ShardRecordReadFailures:
+    'listPets could not re-read the status index shard record (counters table) and listed the shards it knew; for over a second, filtered listings answer 503.',
 } as const;
 export type AlarmKind = keyof typeof ALARM_KINDS;
 
@@ -164,6 +167,14 @@ export const createAlarms = (
       },
     ]),
     statusIndexWriteThrottles(tables, period, settings.dynamodbThrottledRequests),
+    {
+      kind: 'ShardRecordReadFailures',
+      // What the listings' WARN lines count (EMF): no AWS metric tells a failed read of one item.
+      metric: emfMetric(stage, 'shardRecordReadFailures', {}, { statistic: 'Sum', period }),
+      threshold: settings.shardRecordReadFailures,
+      comparison: atLeast,
+      whyNoDataIsOk: 'the functions write the metric only when a re-read fails',
+    },
   ];
 
   return definitions.map(({ kind, subject, metric, threshold, comparison, whyNoDataIsOk }) => {

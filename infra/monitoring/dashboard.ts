@@ -98,6 +98,10 @@ export const createDashboard = (
       table.metricSystemErrorsForOperations({ operations: DYNAMODB_OPERATIONS, label: 'system errors' }),
     ]),
   ]);
+  // listPets' reads of the counters table's shard record that failed while the listing still answered.
+  const shardRecordWidget = graph('listPets: shard record re-reads failed', [
+    emfMetric(stage, 'shardRecordReadFailures', {}, { ...sum, label: 'failed re-reads' }),
+  ]);
 
   const deprecated = routes.filter((route) => route.deprecation).map((route) => route.operationId);
   const dashboard = new Dashboard(scope, 'Dashboard', {
@@ -136,7 +140,7 @@ export const createDashboard = (
     ),
   );
   for (const { operationId } of routes) dashboard.addWidgets(...operationRow(operationId));
-  dashboard.addWidgets(...tableWidgets);
+  dashboard.addWidgets(...tableWidgets, shardRecordWidget);
   dashboard.addWidgets(
     ...deprecated.map(
       (operation) =>

@@ -7,7 +7,7 @@ import { dynamodbClient } from '../dynamodb/client.ts';
 import { createPetsRepository } from '../dynamodb/pets-repository.ts';
 import { statusShardsFrom } from '../dynamodb/status-shards.ts';
 import { countersTable, petsTable, tableName } from '../dynamodb/tables.ts';
-import { logDegraded } from '../observability/powertools.ts';
+import { logDegradedStep, metric } from '../observability/telemetry.ts';
 import { traceDynamoDBCalls } from '../observability/xray.ts';
 
 /**
@@ -43,7 +43,10 @@ export const petsRepository = (): PetsRepository =>
     countersTableName: tableName(countersTable),
     cursors,
     statusShards: statusShardsFrom(),
-    // Once per failed re-read (at most twice a second), never with a key or a request's input.
+    // Once per failed re-read (at most twice a second), never with a key or a request's input;
+    // counted (ShardRecordReadFailures), so that a run of them alarms before listings fail.
     onShardRefreshFailure: (error) =>
-      logDegraded('status-index shard record not re-read; listed the shards known', error),
+      logDegradedStep('status-index shard record not re-read; listed the shards known', error, [
+        metric('shardRecordReadFailures', {}),
+      ]),
   }));

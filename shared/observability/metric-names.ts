@@ -49,6 +49,12 @@ export const METRICS = {
   deprecatedCalls: { name: 'DeprecatedCalls', unit: 'Count', dimensions: ['operation', 'keyId'] },
   /** Keys the authorizer refused (401); those refused by the identity pattern are in the access log only. */
   authFailures: { name: 'AuthFailures', unit: 'Count', dimensions: ['reason'] },
+  /**
+   * A listing's best-effort re-read of the status index's shard record that failed, retries
+   * included (shared/dynamodb/shard-count.ts): the listing still answered, with the shards it knew.
+   * Once a container's reads fail for a second, its filtered listings answer 503 instead.
+   */
+  shardRecordReadFailures: { name: 'ShardRecordReadFailures', unit: 'Count', dimensions: [] },
   /** Powertools' own cold-start metric (captureColdStartMetric), named by the Lambda function. */
   coldStart: { name: 'ColdStart', unit: 'Count', dimensions: ['function_name'] },
   // ── Releases (infra/monitoring/release-alarms.ts) ──

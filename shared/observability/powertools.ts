@@ -9,6 +9,8 @@ const logger = new Logger();
 
 /** Whether the Logger lets INFO through, the level of the summary line: its level is fixed at init. */
 export const infoEnabled = ['TRACE', 'DEBUG', 'INFO'].includes(logger.getLevelName());
+/** Whether the Logger lets WARN through, the level of a degraded step's line (logDegraded). */
+export const warnEnabled = infoEnabled || logger.getLevelName() === 'WARN';
 
 let contextGiven = false;
 /**
@@ -26,7 +28,7 @@ export const loggerFor = (context: Context, coldStart: boolean): Logger => {
 };
 
 /**
- * A line for a step that failed without failing the request (a listing's best-effort re-read of
- * the shard record, shared/dynamodb/shard-count.ts), with Powertools' Error formatting.
+ * A WARN line for a step that failed without failing the request, with Powertools' Error
+ * formatting of `fields.error`: telemetry.ts's logDegradedStep writes it, its metrics on it.
  */
-export const logDegraded = (message: string, error: unknown): void => logger.warn(message, { error });
+export const logDegraded = (message: string, fields: Record<string, unknown>): void => logger.warn(message, fields);

@@ -25,7 +25,7 @@ import {
   type RequestInputs,
   type RequestSummary,
 } from './log-fields.ts';
-import { infoEnabled, loggerFor } from './powertools.ts';
+import { infoEnabled, logDegraded, loggerFor, warnEnabled } from './powertools.ts';
 import { sourceCommit } from './source-commit.ts';
 import { type Invocation, summaryLine, summaryLineOf } from './summary-line.ts';
 import { annotate, isTraced } from './xray.ts';
@@ -137,6 +137,23 @@ export const logFault = (
   logger.appendKeys(ids);
   logger.error(message, { error });
   logger.resetKeys();
+};
+
+/**
+ * A step that failed without failing the request (a listing's best-effort re-read of the shard
+ * record, shared/dynamodb/shard-count.ts): one WARN line with the error, which carries `metrics`
+ * as EMF so that CloudWatch counts what on-call would otherwise only find by reading. Should the
+ * log level hide WARN, the metrics are still written, on a line of their own (as writeSummary's).
+ */
+export const logDegradedStep = (message: string, error: unknown, metrics: readonly MetricRecord[]): void => {
+  const members = emfMembers(metrics, emf, !warnEnabled);
+  if (warnEnabled) {
+    // `_aws` is an object on the line, as EMF reads it: parsed back from its text, on a failure only.
+    const emfFields = members && { _aws: JSON.parse(members.aws) as unknown, ...members.values };
+    logDegraded(message, { error, ...emfFields });
+    return;
+  }
+  if (members !== undefined) process.stdout.write(`${withEmfMembers({}, members)}\n`);
 };
 
 /**

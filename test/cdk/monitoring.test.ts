@@ -37,6 +37,7 @@ const THRESHOLD_OF: Readonly<Record<AlarmKind, keyof AlarmSettings>> = {
   DynamoDBSystemErrors: 'dynamodbSystemErrors',
   // Any throttled index write is a create answered 503: the same bar as the tables' throttles.
   StatusIndexWriteThrottles: 'dynamodbThrottledRequests',
+  ShardRecordReadFailures: 'shardRecordReadFailures',
 };
 
 const RELEASE_KINDS = Object.keys(RELEASE_ALARM_KINDS);
@@ -68,6 +69,7 @@ const expectedAlarms = (stage: DeployedStage): Map<string, { kind: AlarmKind; su
       { kind: 'DynamoDBSystemErrors' as const, subject: t.name },
     ]),
     { kind: 'StatusIndexWriteThrottles' },
+    { kind: 'ShardRecordReadFailures' },
   ];
   return new Map(all.map((a) => [`${stackName(stage)}-${a.kind}${a.subject ? `-${a.subject}` : ''}`, a]));
 };
@@ -223,6 +225,16 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
                 dimensions: { TableName: ref(index.tables[subject!]!) },
               });
               break;
+            case 'ShardRecordReadFailures':
+              // The EMF metric listPets' WARN line carries (test/integration/shard-record-metric.test.ts
+              // reads it off the line): the stage's namespace, the one dimension `service`, summed.
+              expect(metric).toMatchObject({
+                namespace: `PetStore/${stage}`,
+                name: 'ShardRecordReadFailures',
+                dimensions: { service: 'petstore' },
+                stat: 'Sum',
+              });
+              break;
             case 'StatusIndexWriteThrottles':
               // With the index's dimension: TableName alone leaves the index's throttles out (alarms.ts cites AWS).
               expect(metric).toMatchObject({
@@ -288,4 +300,27 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
       });
     }
   });
+});
+
+// The alarm on listPets' failed re-reads of the shard record, as CloudFormation takes it
+// (AWS::CloudWatch::Alarm, https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-cloudwatch-alarm.html):
+// written out here, so that dropping the alarm, its metric or its dimension turns this red.
+it('production pages on failed shard-record re-reads: one a minute in 3 of 5 minutes, missing data OK', () => {
+  const found = resourcesOfType(app.template('production'), 'AWS::CloudWatch::Alarm').filter(
+    ([, r]) => r.Properties!.AlarmName === 'PetStore-production-ShardRecordReadFailures',
+  );
+  expect(found).toHaveLength(1);
+  expect(found[0]![1].Properties).toMatchObject({
+    Namespace: 'PetStore/production',
+    MetricName: 'ShardRecordReadFailures',
+    Dimensions: [{ Name: 'service', Value: 'petstore' }],
+    Statistic: 'Sum',
+    Period: 60,
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    EvaluationPeriods: 5,
+    DatapointsToAlarm: 3,
+    TreatMissingData: 'notBreaching',
+  });
+  expect(found[0]![1].Properties!.AlarmDescription).toContain('docs/runbook.md, section ShardRecordReadFailures');
 });
