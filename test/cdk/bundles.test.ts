@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { FUNCTION_NAMES, type FunctionName, routes } from '../../shared/api/routes.ts';
-import { startLambdaProcess } from '../../tools/harness/lambda-process.ts';
+import { lambdaNodeFlags, startLambdaProcess } from '../../tools/harness/lambda-process.ts';
 import { sampleEvent, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { bundleSources, functionBundle, moduleSources } from './support/bundle.ts';
 import { type SynthesizedApp, synthesized } from './support/synth.ts';
@@ -111,6 +111,8 @@ describe('bundles', () => {
     // DynamoDB address is one nothing listens on.
     const run = async (name: FunctionName, event: unknown) => {
       const host = await startLambdaProcess({ bundle: assetDir(name), functionName: name, dynamodbEndpoint: NOWHERE });
+      // With Node's flags as Lambda's runtime gives them (test/unit/lambda-node-flags.test.ts).
+      expect(host.ready.execArgv).toEqual(lambdaNodeFlags());
       try {
         return (await host.invoke(event)).answer;
       } finally {

@@ -12,7 +12,7 @@ type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 /** The parent's requests: run `event` this many times, or stop. */
 export type HostRequest = { event: unknown; invocations: number } | 'stop';
 /** The host's first message, once the bundle is imported. */
-export type Ready = { importMs: number; importCpuMs: number };
+export type Ready = { importMs: number; importCpuMs: number; execArgv: string[] };
 /** `answer`: the last invocation's (`{ error }` if it threw); `trace`: its trace header, under active tracing. */
 export type RunResult = { cpuMs: number; wallMs: number[]; answer: unknown; trace?: ReturnType<typeof traceHeader> };
 
@@ -74,4 +74,4 @@ process.on('message', async (message: HostRequest) => {
   if (message === 'stop') process.exit(0);
   process.send!(await run(message));
 });
-process.send!({ importMs, importCpuMs } satisfies Ready);
+process.send!({ importMs, importCpuMs, execArgv: process.execArgv } satisfies Ready);

@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dynamodbEnvironment, LOCAL_AWS_ENV } from '../../infra/local/function-environment.ts';
+import { type DeployedStage, stageSettings } from '../../infra/stages.ts';
 import { tables } from '../../shared/dynamodb/tables.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import type { HostRequest, Ready, RunResult } from './lambda-host.ts';
 
 const HOST = fileURLToPath(new URL('./lambda-host.ts', import.meta.url));
-const STAGE = 'staging';
+const STAGE: DeployedStage = 'staging';
 
 export interface LambdaProcessOptions {
   /** The bundle's directory: index.mjs and the chunks of its code splitting. */
@@ -49,7 +50,7 @@ const lambdaProcessEnvironment = (options: LambdaProcessOptions) => {
     ...dynamodbEnvironment(endpoint.href),
     AWS_DEFAULT_REGION: LOCAL_AWS_ENV.AWS_REGION,
     AWS_LAMBDA_FUNCTION_NAME: `petstore-${STAGE}-${functionName}`,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(MEMORY_MB),
     AWS_LAMBDA_FUNCTION_VERSION: options.version ?? '$LATEST',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
@@ -65,6 +66,26 @@ const lambdaProcessEnvironment = (options: LambdaProcessOptions) => {
   };
 };
 
+/** The memory Lambda gives the function, as the stage's stack sets it. */
+const MEMORY_MB = stageSettings[STAGE].memoryMb;
+
+/**
+ * Node's flags as Lambda's Node runtime starts it (the runtime's /var/runtime/bootstrap in AWS's
+ * base images: `node --expose-gc --max-http-header-size 81920` with a young generation of a tenth
+ * of the function's memory, half of it a semi-space, and the rest as the old generation), so that
+ * the function's garbage is collected here as it is deployed.
+ */
+export const lambdaNodeFlags = (memoryMb = MEMORY_MB): string[] => {
+  const newSpace = Math.floor(memoryMb / 10);
+  return [
+    '--expose-gc',
+    '--max-http-header-size',
+    '81920',
+    `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
+    `--max-old-space-size=${memoryMb - newSpace}`,
+  ];
+};
+
 /** A fresh process holding the function, its bundle imported. Its log lines go nowhere, unless captured. */
 export const startLambdaProcess = async (options: LambdaProcessOptions) => {
   const dir = mkdtempSync(join(tmpdir(), `petstore-${options.functionName}-`));
@@ -74,7 +95,7 @@ export const startLambdaProcess = async (options: LambdaProcessOptions) => {
     cwd: dir,
     env: lambdaProcessEnvironment(options),
     stdio: ['ignore', options.captureOutput ? 'pipe' : 'ignore', options.captureOutput ? 'pipe' : 'inherit', 'ipc'],
-    execArgv: [...(options.nodeOptions ?? [])],
+    execArgv: [...lambdaNodeFlags(), ...(options.nodeOptions ?? [])],
   });
   let output = '';
   for (const stream of [child.stdout, child.stderr])
