@@ -178,6 +178,8 @@ interface CallMetadata {
  * count. Unsampled, the call goes straight on.
  */
 export const traceDynamoDBCalls = (client: DynamoDBClient): DynamoDBClient => {
+  // With the stage's tracing off no invocation is ever traced: no step on every call to find that out.
+  if (!ENABLED) return client;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const parent = open;
@@ -252,6 +254,7 @@ export const traceInvocation = <TEvent, TResult>(
   before: (request) => {
     request.internal[TRACE_HEADER] = beginTrace();
   },
-  after: (request) => endTrace(outcomeOf(request)),
-  onError: (request) => endTrace(outcomeOf(request)),
+  // Untraced (most invocations), nothing to send and no promise for middy to wait on.
+  after: (request) => (open ? endTrace(outcomeOf(request)) : undefined),
+  onError: (request) => (open ? endTrace(outcomeOf(request)) : undefined),
 });
