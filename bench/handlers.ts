@@ -1,7 +1,7 @@
 // `npm run bench:handlers`: each Lambda handler alone, warm, against the floor, the part
 // of `npm run bench` that holds on AWS, under production's and staging's Node settings (staging:
-// --enable-source-maps, on both sides). Knobs: HANDLER_ROUNDS (7), HANDLER_INVOCATIONS (400 a
-// round), HANDLER_FUNCTIONS (a comma-separated subset), HANDLER_TRACING (off,sampled,unsampled),
+// --enable-source-maps, on both sides). Knobs: HANDLER_ROUNDS (7), HANDLER_INVOCATIONS (2,000 a
+// round), HANDLER_WARMUP (3,000 invocations), HANDLER_FUNCTIONS (a comma-separated subset), HANDLER_TRACING (off,sampled,unsampled),
 // HANDLER_SETTINGS (production,staging).
 import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
 import type { Settings, Tracing } from './support/lambda-env.ts';

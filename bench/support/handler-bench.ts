@@ -13,11 +13,18 @@ import { ascending, atMost, inTurns, median, percentile, ratios, round, type Tar
 /** CPU per invocation ÷ the floor's, with the stage's tracing on (issue 22); off, the function's own (issue 44). */
 const TARGETS: Record<Tracing, number> = { off: 1.1, sampled: 1.3, unsampled: 1.1 };
 
-/** Rounds of invocations per function; which functions (all by default), under which settings and tracing. */
+/**
+ * Rounds of invocations per function; which functions (all by default), under which settings and
+ * tracing. Warm means V8 has settled: 3,000 invocations to warm up, past its tier-up (the bundle's
+ * functions compiled ~470 times in the first 1,000 invocations, ~30 times per 1,000 after 3,000);
+ * rounds of 2,000, long enough to hold a major GC or two (one every ~1,600 invocations), where
+ * rounds of 400 held none or one and their ratios ranged 0.85–1.43 for the same code
+ * (docs/performance.md, "Per invocation, warm").
+ */
 export const HANDLER_RUN = {
   rounds: Number(process.env.HANDLER_ROUNDS ?? 7),
-  invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 400),
-  warmupInvocations: 300,
+  invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 2000),
+  warmupInvocations: Number(process.env.HANDLER_WARMUP ?? 3000),
   only: undefined as readonly string[] | undefined,
   settings: ['production'] as readonly Settings[],
   tracing: ['off'] as readonly Tracing[],
