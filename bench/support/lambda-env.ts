@@ -27,7 +27,7 @@ import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
-import { startLambdaProcess } from '../../tools/harness/lambda-process.ts';
+import { type LambdaProcessOptions, startLambdaProcess } from '../../tools/harness/lambda-process.ts';
 import { listenOnLoopback } from '../../tools/harness/loopback.ts';
 import { type SampleRequest, sampleEvent, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { startXRayDaemon } from '../../tools/harness/xray-daemon.ts';
@@ -124,8 +124,10 @@ export const prepareLambdaEnv = async () => {
     host: async (
       { function: name, settings, tracing, bundle = built[name] }: Variant,
       side: 'floor' | 'tuned floor' | 'function',
+      launcher?: LambdaProcessOptions['launcher'],
     ) => {
       const host = await startLambdaProcess({
+        ...(launcher && { launcher }),
         ...(side === 'function' ? { bundle } : { bundle: floor, exportName: name }),
         ...{ functionName: name, dynamodbEndpoint: dynamodb.endpoint, nodeOptions: NODE_OPTIONS_OF[settings] },
         tracing: tracing === 'off' ? undefined : { daemonAddress: daemon.address, sampled: tracing === 'sampled' },

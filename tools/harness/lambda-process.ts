@@ -34,6 +34,11 @@ export interface LambdaProcessOptions {
   readonly version?: string;
   /** Keep what the function writes (stdout and stderr, as Lambda files both in its log group); by default, dropped. */
   readonly captureOutput?: boolean;
+  /**
+   * A program that runs Node for the function, and its arguments, before Node's path and flags
+   * (valgrind, to count the function's instructions: bench/support/instruction-counts.ts).
+   */
+  readonly launcher?: readonly [string, ...string[]];
 }
 
 /** What the stack sets (infra/constructs/functions.ts) and Lambda adds; logs and EMF metrics on, as deployed. */
@@ -95,7 +100,12 @@ export const startLambdaProcess = async (options: LambdaProcessOptions) => {
     cwd: dir,
     env: lambdaProcessEnvironment(options),
     stdio: ['ignore', options.captureOutput ? 'pipe' : 'ignore', options.captureOutput ? 'pipe' : 'inherit', 'ipc'],
-    execArgv: [...lambdaNodeFlags(), ...(options.nodeOptions ?? [])],
+    ...(options.launcher && { execPath: options.launcher[0] }),
+    execArgv: [
+      ...(options.launcher ? [...options.launcher.slice(1), process.execPath] : []),
+      ...lambdaNodeFlags(),
+      ...(options.nodeOptions ?? []),
+    ],
   });
   let output = '';
   for (const stream of [child.stdout, child.stderr])
@@ -107,6 +117,8 @@ export const startLambdaProcess = async (options: LambdaProcessOptions) => {
   if (child.exitCode !== null) throw new Error(`the host of ${options.bundle} exited with ${child.exitCode}`);
   return {
     ready: ready as Ready,
+    /** The process's id (the launcher's, which runs Node in its own process). */
+    pid: child.pid!,
     /** What the function wrote so far (with captureOutput). */
     output: () => output,
     /** Runs `event` `invocations` times one after another (the host answers each request with one message). */
