@@ -27,6 +27,15 @@ export const metric = (key: MetricKey, dimensions: Dimensions, value = 1): Metri
   return { key, dimensions, value };
 };
 
+/**
+ * A metric whose dimensions are fixed (a function's operation, say): checked once, here, and each
+ * value's record made without checking them again. The records share `dimensions`, which is only read.
+ */
+export const metricWith = (key: MetricKey, dimensions: Dimensions): ((value: number) => MetricRecord) => {
+  assertDimensions(key, dimensions);
+  return (value) => ({ key, dimensions, value });
+};
+
 /** EMF's own limit on the metrics of one document. */
 const MAX_METRICS_PER_DOCUMENT = 100;
 

@@ -14,6 +14,7 @@ import {
   emfSettingsFromEnvironment,
   type MetricRecord,
   metric,
+  metricWith,
   withEmfMembers,
 } from './emf.ts';
 import {
@@ -30,7 +31,7 @@ import { sourceCommit } from './source-commit.ts';
 import { type Invocation, summaryLine, summaryLineOf } from './summary-line.ts';
 import { annotate, isTraced } from './xray.ts';
 
-export { type Invocation, type MetricRecord, metric };
+export { type Invocation, type MetricRecord, metric, metricWith };
 
 const emf = emfSettingsFromEnvironment();
 
