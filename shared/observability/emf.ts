@@ -63,16 +63,35 @@ export const emfSettingsFromEnvironment = (): EmfSettings => ({
 });
 
 /**
- * The directives of one sequence of metrics (their keys in the order recorded) in one namespace,
- * as JSON text made once: an invocation records one of a handful of sequences, and building the
- * directives' objects anew for every line, then serializing them, was a third of what its metrics
- * cost (docs/performance.md, "Where a function's CPU over the floor goes"). A tree of the sequences
- * seen, one per namespace, found by walking the keys: no key string is built per line.
+ * How one sequence of metrics (their keys in the order recorded) fills a line, worked out once for
+ * each sequence seen: its directives as JSON text (building the directives' objects anew for every
+ * line, then serializing them, was a third of what its metrics cost: docs/performance.md, "Where a
+ * function's CPU over the floor goes"), and its members (each dimension's and metric's value) as
+ * slots, with each record's slots, so that a line fills an array by position where it wrote and
+ * read an object by name (each a megamorphic lookup: ~8k instructions a getPet line in callgrind).
+ * A tree of the sequences seen, one per namespace (and per whether `service` leads the members),
+ * found by walking the keys: no key string is built per line.
  */
 interface Sequence {
   readonly next: Map<MetricKey, Sequence>;
-  directives?: string;
+  plan?: Plan;
 }
+interface Plan {
+  readonly directives: string;
+  /** The members' names, in the order first recorded (`service` first when it is one). */
+  readonly names: readonly string[];
+  /** Each member's name as JSON with its colon: `"Latency":`. */
+  readonly keys: readonly string[];
+  /** Per record: its declared dimensions, and the slot of each. */
+  readonly dimensions: readonly (readonly MetricDimension[])[];
+  readonly dimensionSlots: readonly (readonly number[])[];
+  /** Per record: its metric's slot. */
+  readonly metricSlots: readonly number[];
+  /** Every slot empty, to copy per line. */
+  readonly empty: readonly unknown[];
+}
+/** An empty slot: unlike undefined, which a dimension may be given. */
+const EMPTY = Symbol('no value');
 const sequences = new Map<string, Sequence>();
 /** The sequence `key` leads to in `from`, made when first seen. */
 const step = <K>(from: Map<K, Sequence>, key: K): Sequence => {
@@ -83,10 +102,25 @@ const step = <K>(from: Map<K, Sequence>, key: K): Sequence => {
   }
   return next;
 };
-const directivesOf = (records: readonly MetricRecord[], namespace: string): string => {
+const planOf = (records: readonly MetricRecord[], namespace: string, withService: boolean): Plan => {
   const directives = new Map<string, Directive>();
+  const slots = new Map<string, number>(withService ? [['service', 0]] : []);
+  const slotOf = (name: string): number => {
+    let slot = slots.get(name);
+    if (slot === undefined) {
+      slot = slots.size;
+      slots.set(name, slot);
+    }
+    return slot;
+  };
+  const dimensions: (readonly MetricDimension[])[] = [];
+  const dimensionSlots: number[][] = [];
+  const metricSlots: number[] = [];
   for (const { key } of records) {
     const { name, unit, dimensions: names } = METRICS[key];
+    dimensions.push(names);
+    dimensionSlots.push(names.map(slotOf));
+    metricSlots.push(slotOf(name));
     const setKey = names.join();
     let directive = directives.get(setKey);
     if (!directive) {
@@ -95,13 +129,26 @@ const directivesOf = (records: readonly MetricRecord[], namespace: string): stri
     }
     if (!directive.Metrics.some((m) => m.Name === name)) directive.Metrics.push({ Name: name, Unit: unit });
   }
-  return JSON.stringify([...directives.values()]);
+  const names = [...slots.keys()];
+  return {
+    directives: JSON.stringify([...directives.values()]),
+    names,
+    keys: names.map((name) => `${JSON.stringify(name)}:`),
+    dimensions,
+    dimensionSlots,
+    metricSlots,
+    empty: names.map(() => EMPTY),
+  };
 };
 
-/** The EMF members of a line: `_aws` (as JSON text), then each dimension's and each metric's value. */
+/**
+ * The EMF members of a line: `_aws` (as JSON text), then each dimension's and each metric's value,
+ * by slot of the sequence's plan.
+ */
 export interface EmfMembers {
   readonly aws: string;
-  readonly values: Readonly<Record<string, unknown>>;
+  readonly plan: Plan;
+  readonly values: readonly unknown[];
 }
 
 /**
@@ -117,46 +164,70 @@ export const emfMembers = (
 ): EmfMembers | undefined => {
   if (settings.disabled || records.length === 0) return undefined;
   if (records.length > MAX_METRICS_PER_DOCUMENT) throw new Error(`at most ${MAX_METRICS_PER_DOCUMENT} metrics a line`);
-  const values: Record<string, unknown> = withService ? { service: settings.service } : {};
-  let sequence = step(sequences, settings.namespace);
-  for (const { key, dimensions, value } of records) {
-    const { name, dimensions: names } = METRICS[key];
-    sequence = step(sequence.next, key);
-    for (const dimension of names) {
-      const given = dimensions[dimension]!;
+  let sequence = step(sequences, withService ? `service ${settings.namespace}` : settings.namespace);
+  for (const { key } of records) sequence = step(sequence.next, key);
+  sequence.plan ??= planOf(records, settings.namespace, withService);
+  const plan = sequence.plan;
+  const values = plan.empty.slice();
+  if (withService) values[0] = settings.service;
+  for (let i = 0; i < records.length; i++) {
+    const { dimensions, value } = records[i]!;
+    const names = plan.dimensions[i]!;
+    const slots = plan.dimensionSlots[i]!;
+    for (let j = 0; j < names.length; j++) {
+      const given = dimensions[names[j]!];
+      const slot = slots[j]!;
+      const had = values[slot];
       // One line has one value per member: two metrics may share a dimension only with the same value.
-      if (dimension in values && values[dimension] !== given) {
-        throw new Error(`dimension ${dimension} has two values in one line: ${values[dimension]}, ${given}`);
+      if (had !== EMPTY && had !== given) {
+        throw new Error(`dimension ${names[j]} has two values in one line: ${String(had)}, ${given}`);
       }
-      values[dimension] = given;
+      values[slot] = given;
     }
-    const recorded = values[name];
+    const slot = plan.metricSlots[i]!;
+    const recorded = values[slot];
     // EMF takes an array of values for a metric recorded more than once.
-    values[name] = recorded === undefined ? value : [...[recorded].flat(), value];
+    values[slot] = recorded === EMPTY || recorded === undefined ? value : [...[recorded].flat(), value];
   }
-  sequence.directives ??= directivesOf(records, settings.namespace);
-  const directives = sequence.directives;
-  return { aws: `{"Timestamp":${Date.now()},"CloudWatchMetrics":${directives}}`, values };
+  return { aws: `{"Timestamp":${Date.now()},"CloudWatchMetrics":${plan.directives}}`, plan, values };
+};
+
+/** The members' values by name (`service` and the dimensions, then the metrics), as an object. */
+export const emfValues = ({ plan, values }: EmfMembers): Record<string, unknown> => {
+  const object: Record<string, unknown> = {};
+  for (let i = 0; i < values.length; i++) object[plan.names[i]!] = values[i];
+  return object;
+};
+
+/** `,"name":value` as JSON.stringify writes the member (nothing for a value it leaves out). */
+const memberText = (key: string, value: unknown): string => {
+  // A finite number's JSON is its String().
+  if (typeof value === 'number' && Number.isFinite(value)) return `,${key}${value}`;
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? '' : `,${key}${text}`;
 };
 
 /**
- * `fields` with `members` merged in, as JSON text: exactly `JSON.stringify({ ...fields, _aws,
- * ...values })` (a member `fields` has keeps its place and takes the metric's value; the others
- * follow, `_aws` first), with `_aws` written from its text rather than serialized again. `fields`
- * is the caller's own, made for this line: it is written into rather than copied.
+ * The members of `fields` with `members` merged in, as the JSON text between an object's braces:
+ * exactly that of `JSON.stringify({ ...fields, _aws, ...values })` (a member `fields` has keeps its
+ * place and takes the metric's value; the others follow, `_aws` first), with `_aws` written from its
+ * text rather than serialized again. `fields` is the caller's own, made for this line: it is
+ * written into rather than copied.
  */
-export const withEmfMembers = (fields: Record<string, unknown>, members: EmfMembers | undefined): string => {
-  if (members === undefined) return JSON.stringify(fields);
-  let added: Record<string, unknown> | undefined;
-  for (const name in members.values) {
-    if (name in fields) fields[name] = members.values[name];
-    else {
-      added ??= {};
-      added[name] = members.values[name];
-    }
+export const emfMembersText = (fields: Record<string, unknown>, members: EmfMembers | undefined): string => {
+  if (members === undefined) return JSON.stringify(fields).slice(1, -1);
+  const { plan, values } = members;
+  let tail = '';
+  for (let i = 0; i < values.length; i++) {
+    const name = plan.names[i]!;
+    if (name in fields) fields[name] = values[i];
+    else tail += memberText(plan.keys[i]!, values[i]);
   }
   const head = JSON.stringify(fields);
-  const aws = `"_aws":${members.aws}`;
-  const tail = added === undefined ? '}' : `,${JSON.stringify(added).slice(1)}`;
-  return head.length > 2 ? `${head.slice(0, -1)},${aws}${tail}` : `{${aws}${tail}`;
+  const aws = `"_aws":${members.aws}${tail}`;
+  return head.length > 2 ? `${head.slice(1, -1)},${aws}` : aws;
 };
+
+/** The same as a JSON object's text: exactly `JSON.stringify({ ...fields, _aws, ...values })`. */
+export const withEmfMembers = (fields: Record<string, unknown>, members: EmfMembers | undefined): string =>
+  members === undefined ? JSON.stringify(fields) : `{${emfMembersText(fields, members)}}`;

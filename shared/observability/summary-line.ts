@@ -38,43 +38,63 @@ export interface Invocation {
 }
 
 /**
- * The part of a line fixed for one function (its ARN as invoked, its memory and name): made once
- * per ARN, as JSON, instead of serialized again on every line.
+ * The part of a line fixed for one function (its ARN as invoked, its memory and name), up to the
+ * request id's value: made once per ARN, as JSON, instead of serialized again on every line.
  */
 const functionParts = new Map<string, string>();
 const functionPart = (context: Context): string => {
   let part = functionParts.get(context.invokedFunctionArn);
   if (part === undefined) {
-    part = `,"function_arn":${JSON.stringify(context.invokedFunctionArn)},"function_memory_size":${JSON.stringify(context.memoryLimitInMB)},"function_name":${JSON.stringify(context.functionName)}`;
+    part = `,"function_arn":${JSON.stringify(context.invokedFunctionArn)},"function_memory_size":${JSON.stringify(context.memoryLimitInMB)},"function_name":${JSON.stringify(context.functionName)},"function_request_id":`;
     functionParts.set(context.invokedFunctionArn, part);
   }
   return part;
 };
-const SERVICE_PART = `,"service":${JSON.stringify(SERVICE)},"cold_start":`;
+/** The start of a line of each message, up to the timestamp's value; made once per message. */
+const messageParts = new Map<string, string>();
+const messagePart = (message: string): string => {
+  let part = messageParts.get(message);
+  if (part === undefined) {
+    part = `{"level":"INFO","message":${JSON.stringify(message)},"timestamp":"`;
+    messageParts.set(message, part);
+  }
+  return part;
+};
+const SERVICE_PART = `","service":${JSON.stringify(SERVICE)},"cold_start":`;
+const [COLD_PART, WARM_PART] = [`${SERVICE_PART}true`, `${SERVICE_PART}false`];
 const SAMPLING_PART = `,"sampling_rate":${JSON.stringify(SAMPLING_RATE)}`;
 
 /**
  * The JSON line Powertools Logger would print for `logger.info(message, fields)` during
  * `invocation`, at INFO, the same members in the same order, each serialized as JSON.stringify
  * would (an undefined one left out). Written as text around `fields`' own JSON rather than by
- * serializing one merged object: what is fixed per function is serialized once (functionPart), and
- * no object is copied. The timestamp is always UTC: Lambda's TZ is UTC, and CloudWatch reads either.
+ * serializing one merged object: what is fixed per function and per message is serialized once
+ * (functionPart, messagePart), and no object is copied. The timestamp is always UTC: Lambda's TZ
+ * is UTC, and CloudWatch reads either.
  */
 export const summaryLine = (message: string, invocation: Invocation, fields: object): string =>
-  summaryLineOf(message, invocation, JSON.stringify(fields));
+  summaryLineOf(message, invocation, JSON.stringify(fields).slice(1, -1));
 
-/** The same line around `body`, the JSON text of its fields (an object), serialized by the caller. */
-export const summaryLineOf = (message: string, { context, coldStart, traceId: trace }: Invocation, body: string) => {
+/**
+ * The same line around `members`, the JSON text of its fields between their object's braces (empty
+ * for none), serialized by the caller; `end` follows the line's closing brace (a newline, say).
+ */
+export const summaryLineOf = (
+  message: string,
+  { context, coldStart, traceId: trace }: Invocation,
+  members: string,
+  end = '',
+) => {
   const tenant = context.tenantId;
   return (
-    `{"level":"INFO","message":${JSON.stringify(message)},"timestamp":"${isoNow()}"` +
-    SERVICE_PART +
-    (coldStart ? 'true' : 'false') +
+    messagePart(message) +
+    isoNow() +
+    (coldStart ? COLD_PART : WARM_PART) +
     functionPart(context) +
-    `,"function_request_id":${JSON.stringify(context.awsRequestId)}` +
+    JSON.stringify(context.awsRequestId) +
     SAMPLING_PART +
     (trace === undefined ? '' : `,"xray_trace_id":${JSON.stringify(trace)}`) +
     (tenant === undefined ? '' : `,"tenant_id":${JSON.stringify(tenant)}`) +
-    (body.length > 2 ? `,${body.slice(1)}` : '}')
+    (members.length > 0 ? `,${members}}${end}` : `}${end}`)
   );
 };

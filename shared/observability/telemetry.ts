@@ -11,7 +11,9 @@ import type { Context } from 'aws-lambda';
 import {
   type Dimensions,
   emfMembers,
+  emfMembersText,
   emfSettingsFromEnvironment,
+  emfValues,
   type MetricRecord,
   metric,
   metricWith,
@@ -104,8 +106,8 @@ const writeSummary = (
 ): void => {
   if (summaryPrints) {
     // Merged only when there are metrics to carry (deployed): the local stage's lines have none.
-    const body = withEmfMembers(summary as Record<string, unknown>, emfMembers(metrics, emf));
-    process.stdout.write(`${summaryLineOf(message, invocation, body)}\n`);
+    const members = emfMembersText(summary as Record<string, unknown>, emfMembers(metrics, emf));
+    process.stdout.write(summaryLineOf(message, invocation, members, '\n'));
     return;
   }
   const members = emfMembers(metrics, emf, true);
@@ -150,7 +152,7 @@ export const logDegradedStep = (message: string, error: unknown, metrics: readon
   const members = emfMembers(metrics, emf, !warnEnabled);
   if (warnEnabled) {
     // `_aws` is an object on the line, as EMF reads it: parsed back from its text, on a failure only.
-    const emfFields = members && { _aws: JSON.parse(members.aws) as unknown, ...members.values };
+    const emfFields = members && { _aws: JSON.parse(members.aws) as unknown, ...emfValues(members) };
     logDegraded(message, { error, ...emfFields });
     return;
   }
