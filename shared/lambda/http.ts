@@ -4,13 +4,11 @@ import type { z } from 'zod/mini';
 import { BadRequestError, UnsupportedMediaTypeError, validationError } from '../api/errors.ts';
 import { API_VERSION_PATH } from '../api/routes.ts';
 
-export const json = (
-  statusCode: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): APIGatewayProxyResult => ({
+export const json = (statusCode: number, body: unknown, headers?: Record<string, string>): APIGatewayProxyResult => ({
   statusCode,
-  headers: { 'Content-Type': 'application/json', ...headers },
+  // No spread of an empty object for the many answers that add no header.
+  headers:
+    headers === undefined ? { 'Content-Type': 'application/json' } : { 'Content-Type': 'application/json', ...headers },
   body: JSON.stringify(body),
 });
 
@@ -36,6 +34,17 @@ export const headerValues = (event: APIGatewayProxyEvent, name: string): string[
     if (key.length === wanted.length && key.toLowerCase() === wanted) values.push(...(headers[key] ?? []));
   }
   return values;
+};
+
+/** How many values a request header has, in any case: as headerValues' length, without the array. */
+export const headerCount = (event: APIGatewayProxyEvent, name: string): number => {
+  const wanted = name.toLowerCase();
+  const headers = event.multiValueHeaders ?? {};
+  let count = 0;
+  for (const key in headers) {
+    if (key.length === wanted.length && key.toLowerCase() === wanted) count += headers[key]?.length ?? 0;
+  }
+  return count;
 };
 
 const bodyBytes = (event: APIGatewayProxyEvent): Buffer =>
@@ -147,7 +156,7 @@ export const parseJsonBody = <S extends z.ZodMiniType>(
 ): ParsedBody<z.output<S>> => {
   // Two Content-Type headers: `headers` holds only the last (API Gateway's proxy event) where
   // another reader may take the first. The body's type is then unknown, whichever is valid.
-  if (headerValues(event, 'content-type').length > 1) {
+  if (headerCount(event, 'content-type') > 1) {
     throw new BadRequestError('Content-Type must be sent once', [
       { field: 'Content-Type', message: 'must be sent once' },
     ]);

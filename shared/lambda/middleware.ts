@@ -18,7 +18,6 @@ import {
 } from '../api/errors.ts';
 import { type Deprecation, MAX_BODY_BYTES, type OperationId, route } from '../api/routes.ts';
 import type { ErrorBody, ErrorCode } from '../api/schemas.ts';
-import type { RequestInputs } from '../observability/log-fields.ts';
 import { statusClassOf } from '../observability/metric-names.ts';
 import {
   annotateTrace,
@@ -33,8 +32,8 @@ import {
   startInvocation,
 } from '../observability/telemetry.ts';
 import { beginTrace, endTrace, isTraced } from '../observability/xray.ts';
-import { headerValues, json, versionRoot } from './http.ts';
-import { requestInputs } from './request-fields.ts';
+import { headerCount, json, versionRoot } from './http.ts';
+import { addRequestInputs } from './request-fields.ts';
 
 type Event = APIGatewayProxyEvent;
 type Result = APIGatewayProxyResult;
@@ -67,8 +66,6 @@ interface RequestState {
   readonly invocation: Invocation;
   /** The caller's key id (keyIdOf), read once. */
   readonly keyId: string | undefined;
-  /** The request's inputs, as each of its lines names them (request-fields.ts): built once, when a line needs them. */
-  inputs: RequestInputs | undefined;
   /** Metrics the request's summary line carries, in the order recorded. */
   readonly metrics: MetricRecord[];
 }
@@ -81,7 +78,6 @@ const beginState = (request: HttpRequest, traceId: string | undefined): RequestS
   const state: RequestState = {
     invocation,
     keyId: keyIdOf(request.event),
-    inputs: undefined,
     metrics: coldStartMetrics(invocation),
   };
   request[STATE] = state;
@@ -89,8 +85,6 @@ const beginState = (request: HttpRequest, traceId: string | undefined): RequestS
 };
 /** The request's state: begun by `before`, which runs first (or here, if it never ran, without a trace header). */
 const stateOf = (request: HttpRequest): RequestState => request[STATE] ?? beginState(request, undefined);
-const inputsOf = (request: HttpRequest, state: RequestState): RequestInputs =>
-  (state.inputs ??= requestInputs(request.event, request.context));
 
 /**
  * The metrics whose dimensions are fixed for a function, made (and their dimensions checked) once
@@ -151,15 +145,12 @@ const summarize = (
   );
   if (errorCode === 'BAD_REQUEST') recorded.push(metrics.validationFailures);
   if (errorCode === 'SERVICE_UNAVAILABLE') recorded.push(metrics.dynamodbFaults);
-  const summary = {
-    operation,
-    status,
-    errorCode,
-    latencyMs,
-    keyId: state.keyId,
-    requestId: request.event.requestContext.requestId,
-    ...inputsOf(request, state),
-  };
+  // The request's inputs (request-fields.ts) written onto the line's object, not spread into it.
+  const summary = addRequestInputs(
+    { operation, status, errorCode, latencyMs, keyId: state.keyId, requestId: request.event.requestContext.requestId },
+    request.event,
+    request.context,
+  );
   logRequestSummary(invocation, summary, recorded);
 };
 
@@ -167,7 +158,7 @@ const summarize = (
 const renderError = (request: HttpRequest, state: RequestState): void => {
   const requestId = request.event.requestContext.requestId;
   // The fault's line names the request as its summary line does: its inputs, version and commit.
-  const ids = { requestId, keyId: state.keyId, ...inputsOf(request, state) };
+  const ids = addRequestInputs({ requestId, keyId: state.keyId }, request.event, request.context);
   const error = asHttpError(request.error) ?? request.error;
   if (error instanceof HttpError) {
     // The stack (and the cause's) goes to the log only; the body names the requestId to find it.
@@ -196,7 +187,7 @@ const bodyByteLength = ({ body, isBase64Encoded }: Event): number => {
  * authorise the first and hand the function the last.
  */
 const checkLimits = (event: Event, maxBytes: number): void => {
-  if (headerValues(event, 'authorization').length > 1) throw new UnauthorizedError();
+  if (headerCount(event, 'authorization') > 1) throw new UnauthorizedError();
   if (bodyByteLength(event) > maxBytes) throw new PayloadTooLargeError(maxBytes);
 };
 

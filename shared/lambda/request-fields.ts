@@ -2,8 +2,8 @@
 // fail without the code: the path and query parameters as the function received them, whether
 // a cursor was sent and the position it resumes from (never the cursor itself: it is opaque to
 // clients, and its text is nobody's business in a log), the function version that answered and
-// the code's commit. Built once per request (middleware.ts) and put on its summary line and on
-// a fault's ERROR line alike.
+// the code's commit. Written onto its summary line and onto a fault's ERROR line alike
+// (middleware.ts).
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { cursorResumesAfter } from '../domain/cursor.ts';
 import type { RequestInputs } from '../observability/log-fields.ts';
@@ -38,22 +38,29 @@ const queryOf = (event: APIGatewayProxyEvent): Record<string, string | string[]>
   return query;
 };
 
-/** The request's inputs, as its lines name them: fields absent when the request had none. */
-export const requestInputs = (event: APIGatewayProxyEvent, context: Context): RequestInputs => {
-  const cursors = event.multiValueQueryStringParameters?.[CURSOR];
-  const names = event.multiValueQueryStringParameters ? Object.keys(event.multiValueQueryStringParameters) : [];
-  const inputs: RequestInputs = {
-    cursorSent: cursors !== undefined && cursors.length > 0,
-    executedVersion: context.functionVersion,
-    commit: sourceCommit(),
-  };
+/**
+ * The request's inputs, as its lines name them, written onto `line` (the line's own object, made for
+ * it: no copy of the inputs is spread into it): fields absent when the request had none.
+ */
+export const addRequestInputs = <T extends object>(
+  line: T,
+  event: APIGatewayProxyEvent,
+  context: Context,
+): T & RequestInputs => {
+  const all = event.multiValueQueryStringParameters;
+  const cursors = all?.[CURSOR];
+  const inputs = line as T & RequestInputs;
+  inputs.cursorSent = cursors !== undefined && cursors.length > 0;
+  inputs.executedVersion = context.functionVersion;
+  inputs.commit = sourceCommit();
   if (event.pathParameters) {
     const parameters: Record<string, string> = {};
     for (const name in event.pathParameters) parameters[name] = clean(event.pathParameters[name] ?? '');
     inputs.pathParameters = parameters;
   }
   // Which parameters the request named, in a fixed order: listings of one shape group together.
-  if (names.length) inputs.queryShape = names.sort().join('&');
+  const names = all ? Object.keys(all) : undefined;
+  if (names?.length) inputs.queryShape = names.sort().join('&');
   const query = queryOf(event);
   if (query) inputs.query = query;
   // As the cursor claims it, signature unchecked: a forged one is refused (400) all the same,
@@ -62,3 +69,7 @@ export const requestInputs = (event: APIGatewayProxyEvent, context: Context): Re
   if (after !== undefined) inputs.cursorAfter = after;
   return inputs;
 };
+
+/** The request's inputs, as its lines name them: fields absent when the request had none. */
+export const requestInputs = (event: APIGatewayProxyEvent, context: Context): RequestInputs =>
+  addRequestInputs({}, event, context);
