@@ -48,12 +48,14 @@ export const startUserServer = async (env: Record<string, string> = {}, root = R
 };
 
 /**
- * Starts and stops `npm start` of the checkout at `root` once, as a user's earlier start did: its
- * compile cache (infra/local/compile-cache.mjs) is then what every start after a user's first finds,
- * and the servers measured load no TypeScript stripper. A checkout without that cache is unchanged.
+ * Starts and stops `npm start` of the checkout at `root` once, with the probe, as the servers
+ * measured run: a checkout whose compile-cache.mjs does not fill the cache itself (before it did)
+ * then leaves every module the measured servers load in it, probe.ts too, and they load no
+ * TypeScript stripper, as a user's later starts load none. A checkout that fills it, or has none, is
+ * unchanged.
  */
 export const warmCompileCache = async (root = REPOSITORY_ROOT): Promise<void> => {
-  await disposeServer(await startLocalServer({}, { defaults: true, keepOutput: false, cwd: root }));
+  await disposeServer(await startLocalServer({}, { defaults: true, probe: true, keepOutput: false, cwd: root }));
 };
 
 /**

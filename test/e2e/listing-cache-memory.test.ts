@@ -23,13 +23,10 @@ const MB = 1024 * 1024;
 
 let server: LocalServer;
 beforeAll(async () => {
-  // A start before the measured one, as the bench makes (its warmCompileCache) and as a user's first
-  // start leaves it: the compile cache then holds every module, the probe's too, and the measured
-  // server loads no TypeScript stripper. On a cold cache (a fresh checkout, or any source changed
-  // since the last start) the stripper stays loaded for the life of the process, ~17 MB more RSS:
-  // this attack peaked at 196-211 MB so against 177-200 on a warm cache (docs/performance.md,
-  // "Memory under the attack test"), and whether an earlier test had warmed it decided the result.
-  await disposeServer(await startLocalServer({}, { defaults: true, probe: true }));
+  // Whatever the compile cache holds (a fresh checkout, a source changed since the last start), the
+  // server loads no TypeScript stripper (infra/local/compile-cache.mjs fills the cache in a child
+  // first): on a cold cache it once stayed loaded, ~17 MB more RSS, and this attack peaked at
+  // 196-211 MB against 177-200 on a warm one (docs/performance.md, "Memory under the attack test").
   server = await startLocalServer(
     { PETSTORE_LISTING_CACHE_TTL: '300', PETSTORE_IDLE_MEMORY_SECONDS: '1' },
     { defaults: true, probe: true },

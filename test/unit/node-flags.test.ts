@@ -22,7 +22,7 @@ const YOUNG_GENERATION = '--max-semi-space-size=16';
 const OLD_GENERATION = '--heap-growing-percent=100';
 /** V8's gc(), for the memory-reducing collection once idle (infra/local/idle-memory.ts): set at run time, the flag cost ~30 % CPU. */
 const EXPOSE_GC = '--expose-gc';
-/** Node's compile cache, turned on before any TypeScript is stripped: from the second start on, no stripper (18 MB) is loaded. */
+/** Node's compile cache, turned on and filled (in a child) before any TypeScript is stripped: the server loads no stripper (~17 MB). */
 const COMPILE_CACHE = ['--import', './infra/local/compile-cache.mjs'];
 
 describe('Node flags of the local server', () => {
