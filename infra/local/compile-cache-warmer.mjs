@@ -57,36 +57,72 @@ export const warmingCommand = (entry, execArgv) => {
   return { files, args: [...flags, SELF, ...files] };
 };
 
-/** Whether a file of `files` or one the last fill loaded is not in the cache as it is now. */
-export const warmingNeeded = (directory, files) => {
+const readList = (directory) => {
   try {
-    const warmed = JSON.parse(readFileSync(manifestPath(directory), 'utf8'));
-    return !files.every((file) => file in warmed) || Object.entries(warmed).some(([file, was]) => stamp(file) !== was);
+    return JSON.parse(readFileSync(manifestPath(directory), 'utf8'));
   } catch {
-    return true; // no list yet, or a file of it gone
+    return {}; // none yet
+  }
+};
+const stampOrNone = (file) => {
+  try {
+    return stamp(file);
+  } catch {
+    return undefined; // gone
   }
 };
 
+/** Whether a file of `files` is not in the cache's list, or one of the list changed since it was filled. */
+export const warmingNeeded = (directory, files) => {
+  const filled = readList(directory);
+  return (
+    !files.every((file) => file in filled) || Object.entries(filled).some(([file, was]) => stampOrNone(file) !== was)
+  );
+};
+
 if (import.meta.main) {
-  // The files asked for count as filled even if one fails to load: it fails the server's start too.
-  const loaded = Object.fromEntries(process.argv.slice(2).map((file) => [file, stamp(file)]));
+  const directory = getCompileCacheDir();
+  const asked = process.argv.slice(2);
+  const listed = readList(directory);
+  /** The files in the cache as they are now; a file loaded here joins them. */
+  const filled = Object.fromEntries(Object.entries(listed).filter(([file, was]) => stampOrNone(file) === was));
+  // Only what is not in the cache is loaded: every other module (a package, a builtin, a module
+  // filled before) is an empty one in its place, so that a start after one edit strips that file
+  // alone. The link fails all the same, after each module is compiled.
   registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const resolved = nextResolve(specifier, context);
+      if (resolved.url.startsWith('data:')) return resolved;
+      if (
+        resolved.url.startsWith('file:') &&
+        TYPESCRIPT.test(resolved.url) &&
+        !(fileURLToPath(resolved.url) in filled)
+      ) {
+        return resolved;
+      }
+      return { url: 'data:text/javascript,', shortCircuit: true };
+    },
     load(url, context, nextLoad) {
-      if (url.startsWith('file:') && TYPESCRIPT.test(url)) {
+      if (url.startsWith('file:')) {
         const file = fileURLToPath(url);
-        loaded[file] = stamp(file); // before it is read: a change from here on makes the next start fill again
+        filled[file] = stamp(file); // before it is read: a change from here on makes the next start fill again
       }
       return nextLoad(url, context);
     },
   });
-  for (const file of process.argv.slice(2)) {
+  // Every file of the list too: one changed outside the folders (infra/stages.ts) is reached from
+  // no module loaded here, its importers being in the cache already.
+  for (const file of new Set([...asked, ...Object.keys(listed)])) {
+    if (stampOrNone(file) === undefined) continue;
     const module = JSON.stringify(pathToFileURL(file).href);
     await import(`data:text/javascript,import ${module};import { linkFails } from "data:text/javascript,";`).catch(
       () => undefined,
     );
   }
   flushCompileCache();
-  const list = manifestPath(getCompileCacheDir());
-  writeFileSync(`${list}.${process.pid}`, JSON.stringify(loaded)); // renamed: a start reads the whole list or none
+  // A file asked for that failed to load counts as filled: it fails the server's start too.
+  for (const file of asked) filled[file] ??= stampOrNone(file);
+  const list = manifestPath(directory);
+  writeFileSync(`${list}.${process.pid}`, JSON.stringify(filled)); // renamed: a start reads the whole list or none
   renameSync(`${list}.${process.pid}`, list);
 }

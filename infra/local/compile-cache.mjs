@@ -23,17 +23,24 @@ import { warmingCommand, warmingNeeded } from './compile-cache-warmer.mjs';
 
 enableCompileCache(fileURLToPath(new URL('../../node_modules/.cache/petstore', import.meta.url)));
 
-const directory = getCompileCacheDir();
-// The entry a script runs (`node <flags> infra/local/server.ts`); not `node -e`'s arguments.
-if (directory && /\.[cm]?ts$/.test(process.argv[1] ?? '') && existsSync(process.argv[1])) {
-  const command = warmingCommand(process.argv[1], process.execArgv);
-  if (warmingNeeded(directory, command.files)) {
-    // Not the channel of a process started with one (fork, the harness's probe): that is this process's.
-    const { NODE_CHANNEL_FD, NODE_CHANNEL_SERIALIZATION_MODE, ...env } = process.env;
-    spawnSync(process.execPath, command.args, {
-      env: { ...env, NODE_COMPILE_CACHE: dirname(directory) }, // the directory for this Node's version is under it
-      stdio: 'ignore',
-      timeout: 120_000,
-    });
-  }
-}
+/**
+ * Fills the cache for the modules a process running `entry` loads, in a child, when one of them is
+ * not in it as it is now; returns once the child is done. On import, for this process's entry;
+ * `npm run dev`'s generation again before it loads the code a save changed.
+ */
+export const fillCompileCache = (entry = process.argv[1]) => {
+  const directory = getCompileCacheDir();
+  // The entry a script runs (`node <flags> infra/local/server.ts`); not `node -e`'s arguments.
+  if (!directory || !/\.[cm]?ts$/.test(entry ?? '') || !existsSync(entry)) return;
+  const command = warmingCommand(entry, process.execArgv);
+  if (!warmingNeeded(directory, command.files)) return;
+  // Not the channel of a process started with one (fork, the harness's probe): that is this process's.
+  const { NODE_CHANNEL_FD, NODE_CHANNEL_SERIALIZATION_MODE, ...env } = process.env;
+  spawnSync(process.execPath, command.args, {
+    env: { ...env, NODE_COMPILE_CACHE: dirname(directory) }, // the directory for this Node's version is under it
+    stdio: 'ignore',
+    timeout: 120_000,
+  });
+};
+
+fillCompileCache();

@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { flushCompileCache, registerHooks } from 'node:module';
 import type { Socket } from 'node:net';
+import { fillCompileCache } from './compile-cache.mjs';
 
 /** What the supervisor tells a generation. */
 export type ToGeneration =
@@ -45,6 +46,9 @@ registerHooks({
 });
 
 const load = async () => {
+  // The code as saved now into the compile cache first, in a child: this process, which serves until
+  // the next save, then strips nothing and never holds Node's TypeScript stripper (compile-cache.mjs).
+  fillCompileCache();
   const { prepareRuntime } = await import('./lambda-runtime.ts');
   await prepareRuntime(); // before the first AWS SDK call, as for `npm start`
   const { FUNCTION_TIMEOUT_SECONDS } = await import('../stages.ts');
