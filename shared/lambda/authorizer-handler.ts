@@ -3,7 +3,7 @@
 // metric and Powertools' ColdStart metric. A refusal is a thrown KeyRefused, which API
 // Gateway turns into a 401; any other fault's stack goes to the log and API Gateway
 // answers 503 (AUTHORIZER_FAILURE).
-import middy, { type MiddlewareObj } from '@middy/core';
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { AuthFailureReason } from '../observability/metric-names.ts';
 import {
@@ -18,7 +18,7 @@ import {
   metric,
   startInvocation,
 } from '../observability/telemetry.ts';
-import { traceHeaderOf, traceInvocation } from '../observability/xray.ts';
+import { beginTrace, endTrace, isTraced } from '../observability/xray.ts';
 
 type Event = APIGatewayTokenAuthorizerEvent;
 type Result = APIGatewayAuthorizerResult;
@@ -39,69 +39,87 @@ export class KeyRefused extends Error {
 /** The `operation` annotation of the authorizer's traces (its event carries no request id). */
 const AUTHORIZER_OPERATION = 'authorizer';
 
-const authorizerTelemetry = (): AuthorizerMiddleware => {
-  // Per request (request.internal), not per module: invocations may run side by side.
-  const invocationOf = (internal: Record<string, unknown>) => internal.invocation as Invocation;
-  const metricsOf = (internal: Record<string, unknown>) => internal.metrics as MetricRecord[];
-  return {
-    before: ({ context, internal }) => {
-      const invocation = startInvocation(context, traceHeaderOf(internal)?.Root);
-      internal.invocation = invocation;
-      internal.metrics = coldStartMetrics(invocation);
-    },
-    after: ({ event, response, internal }) => {
-      const keyId = response?.principalId;
-      const invocation = invocationOf(internal);
-      annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId });
+/**
+ * What one invocation's steps share: one ordinary object on middy's request, made as it begins (not
+ * in `request.internal`, which middy makes a dictionary: there each write and read is a lookup by name).
+ */
+interface InvocationState {
+  readonly invocation: Invocation;
+  readonly metrics: MetricRecord[];
+}
+const STATE = Symbol('petstore authorizer state');
+type AuthorizerRequest = Request<Event, Result, Error, Context, Record<string, unknown>> & {
+  [STATE]?: InvocationState;
+};
+const beginState = (request: AuthorizerRequest, traceId: string | undefined): InvocationState => {
+  const invocation = startInvocation(request.context, traceId);
+  const state = { invocation, metrics: coldStartMetrics(invocation) };
+  request[STATE] = state;
+  return state;
+};
+/** Begun by `before`, which runs first (or here, if it never ran, without a trace header). */
+const stateOf = (request: AuthorizerRequest): InvocationState => request[STATE] ?? beginState(request, undefined);
+
+/** How the invocation's trace (if Lambda sampled it) ends: a refused key is an answer, not a fault. */
+const endTraceOf = ({ error }: AuthorizerRequest): Promise<void> | undefined =>
+  isTraced() ? endTrace(error instanceof KeyRefused ? {} : { error }) : undefined;
+
+/**
+ * The chain's one middleware: the trace and the invocation's telemetry, in the order two middlewares
+ * ran them before (the trace opened first and sent last), one call per step, with no await unless a
+ * trace is sent. The policy names only the key id; still, a trace needs no copy of it. The event is
+ * the token: nothing hands it to the Logger (no injectLambdaContext, logFault).
+ */
+const authorizerMiddleware = (): AuthorizerMiddleware => ({
+  before: (request: AuthorizerRequest) => {
+    beginState(request, beginTrace()?.Root);
+  },
+  after: (request: AuthorizerRequest) => {
+    const { event, response } = request;
+    const { invocation, metrics } = stateOf(request);
+    const keyId = response?.principalId;
+    annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId });
+    logAuthorizerSummary(
+      invocation,
+      {
+        outcome: 'allow',
+        keyId,
+        latencyMs: elapsedMs(invocation),
+        methodArn: event.methodArn,
+        ...codeVersion(invocation.context),
+      },
+      metrics,
+    );
+    return endTraceOf(request);
+  },
+  onError: (request: AuthorizerRequest) => {
+    const { event, error } = request;
+    const { invocation, metrics } = stateOf(request);
+    const latencyMs = elapsedMs(invocation);
+    if (error instanceof KeyRefused) {
+      annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId: error.keyId });
       logAuthorizerSummary(
         invocation,
         {
-          outcome: 'allow',
-          keyId,
-          latencyMs: elapsedMs(invocation),
+          outcome: 'deny',
+          reason: error.reason,
+          keyId: error.keyId,
+          latencyMs,
           methodArn: event.methodArn,
           ...codeVersion(invocation.context),
         },
-        metricsOf(internal),
+        [...metrics, metric('authFailures', { reason: error.reason })],
       );
-    },
-    onError: async ({ event, error, internal }) => {
-      const invocation = invocationOf(internal);
-      const latencyMs = elapsedMs(invocation);
-      if (error instanceof KeyRefused) {
-        annotateTrace(invocation, { operation: AUTHORIZER_OPERATION, keyId: error.keyId });
-        logAuthorizerSummary(
-          invocation,
-          {
-            outcome: 'deny',
-            reason: error.reason,
-            keyId: error.keyId,
-            latencyMs,
-            methodArn: event.methodArn,
-            ...codeVersion(invocation.context),
-          },
-          [...metricsOf(internal), metric('authFailures', { reason: error.reason })],
-        );
-        return;
-      }
-      annotateTrace(invocation, { operation: AUTHORIZER_OPERATION });
-      const version = codeVersion(invocation.context);
-      logFault(invocation, 'authorizer fault', error, version);
-      logAuthorizerSummary(
-        invocation,
-        { outcome: 'error', latencyMs, methodArn: event.methodArn, ...version },
-        metricsOf(internal),
-      );
-    },
-  };
-};
+      return endTraceOf(request);
+    }
+    annotateTrace(invocation, { operation: AUTHORIZER_OPERATION });
+    const version = codeVersion(invocation.context);
+    logFault(invocation, 'authorizer fault', error, version);
+    logAuthorizerSummary(invocation, { outcome: 'error', latencyMs, methodArn: event.methodArn, ...version }, metrics);
+    return endTraceOf(request);
+  },
+});
 
 /** The authorizer's function: `handler` only decides, throwing KeyRefused to refuse. */
 export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
-  middy<Event, Result, Error, Context, Record<string, unknown>>()
-    // The policy names only the key id; still, a trace needs no copy of it. A refused key is an
-    // answer, not a fault: only another error flags the trace.
-    .use(traceInvocation<Event, Result>(({ error }) => (error instanceof KeyRefused ? {} : { error })))
-    // The event is the token: nothing hands it to the Logger (no injectLambdaContext, logFault).
-    .use(authorizerTelemetry())
-    .handler(handler);
+  middy<Event, Result, Error, Context, Record<string, unknown>>().use(authorizerMiddleware()).handler(handler);

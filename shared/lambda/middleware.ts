@@ -244,8 +244,9 @@ const httpMiddleware = (operation: OperationId, deprecation: Deprecation | undef
     before: (request: HttpRequest) => {
       const state = beginState(request, beginTrace()?.Root);
       const { keyId } = state;
-      // X-Ray finds the trace by `annotation.requestId = "…"` (docs/runbook.md).
-      annotateTrace(state.invocation, { operation, keyId, requestId: request.event.requestContext.requestId });
+      // X-Ray finds the trace by `annotation.requestId = "…"` (docs/runbook.md). Untraced, no object for it.
+      if (isTraced())
+        annotateTrace(state.invocation, { operation, keyId, requestId: request.event.requestContext.requestId });
       if (deprecation) state.metrics.push(metric('deprecatedCalls', { operation, keyId: keyId ?? 'unknown' }));
       checkLimits(request.event, MAX_BODY_BYTES);
     },
