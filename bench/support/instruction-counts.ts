@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { instructionSplit } from './callgrind.ts';
+import { instructionSplit } from '../../tools/harness/callgrind.ts';
 import type { LambdaEnv, Variant } from './lambda-env.ts';
 import { atMost, round, type Target, table } from './stats.ts';
 

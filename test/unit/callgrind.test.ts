@@ -1,8 +1,8 @@
-// Reading callgrind's profiles (bench/support/callgrind.ts), against a profile written by hand to
+// Reading callgrind's profiles (tools/harness/callgrind.ts), against a profile written by hand to
 // valgrind's documented format (https://valgrind.org/docs/manual/cl-format.html): compressed names,
 // a call whose inclusive cost is not the caller's own, relative and repeated positions.
 import { expect, test } from 'vitest';
-import { instructionSplit, selfCosts } from '../../bench/support/callgrind.ts';
+import { instructionSplit, selfCosts } from '../../tools/harness/callgrind.ts';
 
 const PROFILE = `version: 1
 creator: callgrind-3.19.0
