@@ -2,8 +2,10 @@
 // to its output when that output is not a terminal (CI, a container, `> file`: a log). There the
 // banner names the key's file (0600, in the data directory) instead; on a terminal it prints the
 // key, for the person who started the server.
-import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type LocalServer, newDataDir, npmScriptCommand, startLocalServer } from '../../tools/harness/local-server.ts';
 import { STAMP } from '../support/timestamps.ts';
@@ -38,8 +40,31 @@ describe.each(['infra/local/server.ts', 'infra/local/dev.ts'])('%s with stdout a
     expect((await call(server, '/pets', { authorization: bearer(key) })).status).toBe(200);
     // The Try line reads the file rather than quoting the key.
     expect(output).toMatch(new RegExp(`^${STAMP}Try: curl -H "Authorization: Bearer \\$\\(cat '${file}'\\)" `, 'm'));
+    // CI's smoke check (.ci/run) finds the address and the key's file in this banner with its own
+    // grep and sed: run as written there, on this output.
+    expect(ciBannerReading(output)).toEqual({ url: server.baseUrl, keyFile: file });
   });
 });
+
+/** The address and key file .ci/run's smoke check reads from `output`, with its own two lines. */
+const ciBannerReading = (output: string) => {
+  const lines = readFileSync(new URL('../../.ci/run', import.meta.url), 'utf8').split('\n');
+  const reading = lines.filter((line) => /^\s*(url|key_file)=\$\((grep|sed) /.test(line));
+  expect(reading).toHaveLength(2);
+  const dir = mkdtempSync(join(tmpdir(), 'banner-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'server.log'), output);
+  const [url = '', keyFile = ''] = execFileSync(
+    'bash',
+    ['-c', `${reading.join('\n')}\nprintf '%s\\n%s' "$url" "$key_file"`],
+    {
+      env: { PATH: process.env.PATH, dir },
+    },
+  )
+    .toString()
+    .split('\n');
+  return { url, keyFile };
+};
 
 it('on a terminal (a pseudo-terminal from script(1)) prints the key itself', async () => {
   const dataDir = newDataDir();
