@@ -77,7 +77,7 @@ const markEnvironmentStart = (invocation: Invocation): void => {
 
 /**
  * Called as an invocation begins: the first one of the container is its cold start. `traceId`: the
- * Root of its trace header, as traceInvocation read it (xray.ts), undefined when there is none.
+ * Root of its trace header, as beginTrace read it (xray.ts), undefined when there is none.
  */
 export const startInvocation = (context: Context, traceId: string | undefined): Invocation => {
   const invocation = { context, coldStart: container.isColdStartInvocation(), startedAt: performance.now(), traceId };

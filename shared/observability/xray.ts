@@ -19,9 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { getXrayTraceDataFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { MiddlewareObj, Request } from '@middy/core';
 import { isThrottlingError } from '@smithy/core/retry';
-import type { Context } from 'aws-lambda';
 
 /** A subsegment as the X-Ray segment document format defines it (the fields we send). */
 export interface Subsegment {
@@ -227,34 +225,3 @@ export const traceDynamoDBCalls = (client: DynamoDBClient): DynamoDBClient => {
   );
   return client;
 };
-
-/** How an invocation ended, for its handler subsegment's flags and cause. */
-export interface TraceOutcome {
-  /** The HTTP status the function answered, if it answers HTTP. */
-  status?: number | undefined;
-  /** What it ended with, if anything went wrong. */
-  error?: unknown;
-}
-
-/** Where traceInvocation leaves the invocation's trace header (request.internal), for traceHeaderOf. */
-const TRACE_HEADER = 'traceHeader';
-/** The trace header traceInvocation read as the invocation began. */
-export const traceHeaderOf = (internal: Record<string, unknown>): TraceHeader => internal[TRACE_HEADER] as TraceHeader;
-
-type TracedRequest<TEvent, TResult> = Request<TEvent, TResult, Error, Context, Record<string, unknown>>;
-
-/**
- * The middy middleware that opens a sampled invocation's trace first and sends it last: use it
- * before every other, so that its subsegment spans them all and holds every DynamoDB call.
- */
-export const traceInvocation = <TEvent, TResult>(
-  outcomeOf: (request: TracedRequest<TEvent, TResult>) => TraceOutcome,
-): MiddlewareObj<TEvent, TResult, Error, Context, Record<string, unknown>> => ({
-  // The header goes to the invocation's lines through request.internal (per request, never per module).
-  before: (request) => {
-    request.internal[TRACE_HEADER] = beginTrace();
-  },
-  // Untraced (most invocations), nothing to send and no promise for middy to wait on.
-  after: (request) => (open ? endTrace(outcomeOf(request)) : undefined),
-  onError: (request) => (open ? endTrace(outcomeOf(request)) : undefined),
-});
