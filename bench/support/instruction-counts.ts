@@ -1,10 +1,11 @@
 // Instructions per warm invocation, of a function and of its floor with the functions' client
-// (bench/floor/handlers.ts), each side in its own process under valgrind's callgrind: the count
-// of the same code is the same whatever else the machine runs, which CPU time is not (the handler
-// benchmarks' rounds of the same code differ by 10-20 %). Each side is warmed up, its counters
-// zeroed, then `invocations` run one after another and counted. V8's collector and compilers run
-// when their heuristics say, some of them timed (slower under valgrind), so they are reported
-// apart: the program's own instructions, with the builtins and runtime it calls, are the stable part.
+// (bench/floor/handlers.ts), each side in its own process under valgrind's callgrind: counts that
+// whatever else the machine runs does not move, which CPU time is not (the handler benchmarks'
+// rounds of the same code differ by 10-20 %). Each side is warmed up, its counters zeroed, then
+// `invocations` run one after another and counted. V8's collector and compilers run when their
+// heuristics say, some of them timed (slower under valgrind), so they are reported apart; the
+// rest moves too, as code tiers up, by a few per cent between runs of the same code
+// (docs/performance.md, "How the figures are taken").
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
