@@ -76,7 +76,7 @@ const targets = printTargets([
   ...firstInvocations.map((f) =>
     atMost(
       `${f.function}, ${f.settings}: import + first invocation ÷ floor, CPU`,
-      f.figures.cpu!.ratio.median,
+      f.figures.cpu!.ratio!.median,
       MAX_CPU_RATIO,
     ),
   ),

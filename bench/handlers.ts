@@ -1,9 +1,20 @@
 // `npm run bench:handlers`: each Lambda handler alone, warm, against the floor, the part
 // of `npm run bench` that holds on AWS, under production's and staging's Node settings (staging:
-// --enable-source-maps, on both sides). Knobs: HANDLER_ROUNDS (7), HANDLER_INVOCATIONS (2,000 a
-// round), HANDLER_WARMUP (3,000 invocations), HANDLER_FUNCTIONS (a comma-separated subset), HANDLER_TRACING (off,sampled,unsampled),
-// HANDLER_SETTINGS (production,staging).
-import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
+// --enable-source-maps, on both sides). Each row takes several generations, a fresh process per
+// side each, warmed up, then rounds in turns; a ratio is the median over all the rounds, with the
+// range of the generations' own medians; the first tracing of each function also sets its tuned
+// floor against a second process of it (A/A), the instrument's own noise. Knobs: HANDLER_PROCESSES
+// (5 generations a row), HANDLER_ROUNDS (3 a generation), HANDLER_INVOCATIONS (1,000 a round),
+// HANDLER_WARMUP (3,000 invocations a process), HANDLER_FUNCTIONS (a comma-separated subset),
+// HANDLER_TRACING (off,sampled,unsampled), HANDLER_SETTINGS (production,staging).
+import {
+  HANDLER_RUN,
+  handlersTable,
+  handlerTargets,
+  measureHandlers,
+  variantsOf,
+  warmLegend,
+} from './support/handler-bench.ts';
 import type { Settings, Tracing } from './support/lambda-env.ts';
 import { printTargets } from './support/stats.ts';
 
@@ -15,5 +26,5 @@ const run = {
   tracing: list('HANDLER_TRACING', 'off,sampled,unsampled') as Tracing[],
 };
 const figures = await measureHandlers(variantsOf(run), { warm: run });
-console.log(handlersTable(figures));
+console.log(`${handlersTable(figures)}\n${warmLegend(run)}`);
 printTargets(handlerTargets(figures));

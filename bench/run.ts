@@ -18,7 +18,8 @@
 // BENCH_NODE_ARGS (Node's flags for each server, space-separated: `--import <module>` say),
 // BENCH_BEFORE=dir[,dir…] (other checkouts of this repository, earlier commits' worktrees with
 // their node_modules: each one's `npm start` as a further side of part 1, named by its
-// directory); HANDLER_ROUNDS and HANDLER_INVOCATIONS as for `npm run bench:handlers`.
+// directory); HANDLER_PROCESSES, HANDLER_ROUNDS, HANDLER_INVOCATIONS and HANDLER_WARMUP as for
+// `npm run bench:handlers`.
 import { basename, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCAL_IDLE_MEMORY_SECONDS } from '../infra/local/config.ts';
@@ -26,7 +27,14 @@ import { type KeyScope, type OperationId, routes } from '../shared/api/routes.ts
 import type { RequestSpec } from '../tools/harness/http-client.ts';
 import { disposeServer } from '../tools/harness/local-server.ts';
 import { type SampleRequest, sampleHttpRequest, sampleRequests } from '../tools/harness/sample-requests.ts';
-import { HANDLER_RUN, handlersTable, handlerTargets, measureHandlers, variantsOf } from './support/handler-bench.ts';
+import {
+  HANDLER_RUN,
+  handlersTable,
+  handlerTargets,
+  measureHandlers,
+  variantsOf,
+  warmLegend,
+} from './support/handler-bench.ts';
 import { comparisonTable, failures, rssAtRestTarget, scalingTarget, serverTargets } from './support/report.ts';
 import { SEED_FIRST_ID, seedPets } from './support/seed.ts';
 import { type BenchServer, startBareServer, startUserServer, warmCompileCache } from './support/servers.ts';
@@ -176,10 +184,13 @@ const server = async () => {
     { memory: true, alsoAgainst: 2 },
   );
 };
-const handlerRun = { ...HANDLER_RUN, ...(quick && { rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }) };
+const handlerRun = {
+  ...HANDLER_RUN,
+  ...(quick && { processes: 2, rounds: 2, invocationsPerRound: 50, warmupInvocations: 50 }),
+};
 const handlers = async (): Promise<Part> => {
   const figures = await measureHandlers(variantsOf(handlerRun), { warm: handlerRun }, log);
-  return { text: handlersTable(figures), targets: handlerTargets(figures), figures };
+  return { text: `${handlersTable(figures)}\n${warmLegend(handlerRun)}`, targets: handlerTargets(figures), figures };
 };
 const middle = async (server: BenchServer, animals: number) =>
   list({ status: 'available', cursor: await middleCursor(server, animals) });

@@ -1,39 +1,24 @@
-// Percentiles, the machine a figure was measured on, the printed tables, the targets and the
+// The machine a figure was measured on, the printed tables, the targets and the
 // results files. Latencies in ms.
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, platform, release, totalmem } from 'node:os';
 
-/** The p-th percentile (0–100) by nearest rank: a value that was actually measured. */
-export const percentile = (sorted: readonly number[], p: number): number =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+// Medians, ratios and turns live in tools/harness/rounds.ts, where its unit test reaches them.
+export {
+  ascending,
+  type Generations,
+  inTurns,
+  type Pooled,
+  percentile,
+  pooledMedian,
+  pooledRatios,
+  ratios,
+  round,
+  type Spread,
+  spread,
+} from '../../tools/harness/rounds.ts';
 
-export const ascending = (a: number, b: number) => a - b;
-export const median = (values: readonly number[]): number => percentile(values.toSorted(ascending), 50);
-
-export const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
-
-const ratio = (value: number, reference: number): number => round(value / reference, 2);
-
-/** A figure over rounds: median (min–max), each a value measured. */
-export const spread = (values: number[]) => {
-  const [min, max] = [Math.min(...values), Math.max(...values)];
-  return { median: median(values), min, max };
-};
-export type Spread = ReturnType<typeof spread>;
-/** A figure of `turns` ÷ the same of `reference`'s, round by round, over the rounds. */
-export const ratios = <T>(turns: T[], reference: T[], figure: (turn: T) => number) =>
-  spread(turns.map((t, r) => ratio(figure(t), figure(reference[r]!))));
-
-/**
- * Each side's turn, round after round, each side first in turn, so that drift on a noisy machine
- * (other processes, compactions, JIT) lands on all alike; per side, its turns in round order.
- */
-export const inTurns = async <T>(sides: number, rounds: number, turn: (side: number) => Promise<T>) => {
-  const turns: T[][] = Array.from({ length: sides }, () => []);
-  for (let r = 0; r < rounds; r++)
-    for (let i = 0; i < sides; i++) turns[(i + r) % sides]!.push(await turn((i + r) % sides));
-  return turns;
-};
+import type { Spread } from '../../tools/harness/rounds.ts';
 
 /** Figures mean little without the machine. */
 const m = {

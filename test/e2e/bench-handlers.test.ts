@@ -1,8 +1,10 @@
 // `npm run bench:handlers` (and `npm run bench`'s part 2) runs each function, and its floor, in a
 // Lambda-like process against the embedded DynamoDB (bench/support/lambda-env.ts). Nothing else
 // runs that set-up, and a change to how the functions reach DynamoDB (its credential) once broke
-// it unseen: here it runs as npm runs it, every function and floor for two invocations, and must
-// end without a failed invocation. No benchmark code is imported (test/unit/architecture.test.ts).
+// it unseen: here it runs as npm runs it, every function and floor for two invocations after two
+// to warm up, in two generations of processes (the A/A's second floor in them), and must end
+// without a failed invocation, the A/A's row printed for every function. No benchmark code is
+// imported (test/unit/architecture.test.ts).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,9 +21,13 @@ test('bench:handlers runs every function and its floor in its set-up without a f
   const result = spawnSync(process.execPath, words, {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 135_000, // three processes a function: the floor, the floor with the functions' client, the function
+    // Per generation, four processes a function: the floor, the floor with the functions' client
+    // twice (the A/A), the function.
+    timeout: 135_000,
     env: {
       ...process.env,
+      HANDLER_PROCESSES: '2',
+      HANDLER_WARMUP: '2',
       HANDLER_ROUNDS: '1',
       HANDLER_INVOCATIONS: '2',
       HANDLER_TRACING: 'off',
@@ -29,6 +35,8 @@ test('bench:handlers runs every function and its floor in its set-up without a f
     },
   });
   expect(result.status, result.stderr + result.stdout.slice(-2000)).toBe(0);
-  for (const name of FUNCTION_NAMES)
+  for (const name of FUNCTION_NAMES) {
     expect(result.stdout).toMatch(new RegExp(`${name} alone, production, tracing off: CPU/inv\\. ÷ floor`));
+    expect(result.stdout).toMatch(new RegExp(`^${name} +production +off A/A `, 'm'));
+  }
 }, 180_000);
