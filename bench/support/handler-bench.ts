@@ -12,7 +12,6 @@
 // invocation, against the default floor.
 import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
 import { type LambdaEnv, prepareLambdaEnv, type Settings, type Tracing, type Variant } from './lambda-env.ts';
-
 import {
   ascending,
   atMost,
@@ -98,7 +97,7 @@ const summary = (
 /** A variant; calibrated, its row measures the A/A beside the function. */
 type Row = Variant & { calibrate?: boolean };
 
-/** The generations that `measure` takes, and the traces sent meanwhile: none untraced, one per measured invocation sampled. */
+/** Runs `measure`; the traces sent meanwhile, which must be none untraced, and one per measured invocation sampled. */
 const traced = async (env: LambdaEnv, variant: Variant, invocations: number, measure: () => Promise<unknown>) => {
   await env.segmentsSent(); // those sent before, if any
   await measure();
