@@ -27,7 +27,11 @@ import { createDocumentClient } from '../../shared/dynamodb/document-client.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { CURSOR_SECRET_ARN_ENV } from '../../shared/lambda/cursor-secret.ts';
-import { type LambdaProcessOptions, startLambdaProcess } from '../../tools/harness/lambda-process.ts';
+import {
+  everyInvocationAnswered,
+  type LambdaProcessOptions,
+  startLambdaProcess,
+} from '../../tools/harness/lambda-process.ts';
 import { listenOnLoopback } from '../../tools/harness/loopback.ts';
 import { type SampleRequest, sampleEvent, sampleRequests } from '../../tools/harness/sample-requests.ts';
 import { startXRayDaemon } from '../../tools/harness/xray-daemon.ts';
@@ -120,7 +124,7 @@ export const prepareLambdaEnv = async () => {
     PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: new URL(extension.endpoint).port,
   };
   return {
-    /** A fresh host of the variant's function or of its floor, with its event; `run` throws if the last invocation failed. */
+    /** A fresh host of the variant's function or of its floor, with its event; `run` throws if any of its invocations failed. */
     host: async (
       { function: name, settings, tracing, bundle = built[name] }: Variant,
       side: 'floor' | 'tuned floor' | 'function',
@@ -136,13 +140,9 @@ export const prepareLambdaEnv = async () => {
           ...(side === 'tuned floor' && { BENCH_FLOOR_CLIENT: 'functions' }), // bench/floor/handlers.ts
         },
       });
-      const run = async (invocations: number) => {
-        const result = await host.invoke(events[name], invocations);
-        const { statusCode = 0, error } = result.answer as { statusCode?: number; error?: string };
-        if (error !== undefined || statusCode >= 400)
-          throw new Error(`${side} ${name} failed: ${JSON.stringify(result.answer)}`);
-        return result;
-      };
+      // Every invocation of a run, not its last alone: a measured run holds only the route's answers.
+      const run = async (invocations: number) =>
+        everyInvocationAnswered(await host.invoke(events[name], invocations), `${side} ${name}`, invocations);
       return { ...host, run };
     },
     /** The documents sent to the X-Ray daemon since the last call (after a moment for those on their way). */

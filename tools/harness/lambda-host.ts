@@ -2,7 +2,7 @@
 // (lambda-process.ts starts it in the function's environment) that imports a bundle at init, then on
 // request runs its handler, one invocation after another as on-demand Lambda does, each with a
 // Lambda context and, under active tracing, a trace header of its own. It answers with the last
-// answer and the CPU and wall times taken; its first message times the import, which the handler
+// answer, how many of the run's invocations failed and the first failure, and the CPU and wall times taken; its first message times the import, which the handler
 // benchmarks measure: so it imports nothing the bundle will (trace-header.ts imports nothing; Node
 // loads node:url before any module).
 import { pathToFileURL } from 'node:url';
@@ -16,13 +16,18 @@ export type Ready = { importMs: number; importCpuMs: number; execArgv: string[] 
 /**
  * `cpuMs`: the process's CPU, V8's worker threads (its concurrent compilers, its parallel and
  * concurrent collector) included; `mainCpuMs`: the main thread's alone. `answer`: the last
- * invocation's (`{ error }` if it threw); `trace`: its trace header, under active tracing.
+ * invocation's (`{ error }` if it threw); `failures`: how many of the run's answers were an error
+ * or a status of 400 or more, and `firstFailure` the first of them, so that a fault or a timeout in
+ * the middle of a measured run (a valgrind run on a loaded machine met some) is not counted as an
+ * invocation like the others; `trace`: the last trace header, under active tracing.
  */
 export type RunResult = {
   cpuMs: number;
   mainCpuMs: number;
   wallMs: number[];
   answer: unknown;
+  failures: number;
+  firstFailure?: unknown;
   trace?: ReturnType<typeof traceHeader>;
 };
 
@@ -63,19 +68,32 @@ const invoke = (input: unknown) => {
   return handler(input, context()).catch((error: Error) => ({ error: error.message }));
 };
 
+/** An answer that is not the route's: the handler threw, or answered an HTTP error. */
+const failed = (answer: unknown) =>
+  typeof answer === 'object' &&
+  answer !== null &&
+  ('error' in answer || ('statusCode' in answer && (answer.statusCode as number) >= 400));
+
 const run = async ({ event, invocations }: Exclude<HostRequest, 'stop'>): Promise<RunResult> => {
   // A fresh event per invocation, as the runtime parses each anew, made before the clock starts.
   const events = Array.from({ length: invocations }, () => structuredClone(event));
   const wallMs: number[] = [];
   let answer: unknown;
+  let failures = 0;
+  let firstFailure: unknown;
   const [cpu, mainCpu] = [process.cpuUsage(), process.threadCpuUsage()];
   for (const input of events) {
     const begun = performance.now();
     answer = await invoke(input);
     wallMs.push(performance.now() - begun);
+    if (failed(answer) && failures++ === 0) firstFailure = answer;
   }
   const [cpuUsed, mainCpuUsed] = [process.cpuUsage(cpu), process.threadCpuUsage(mainCpu)];
-  return { cpuMs: ms(cpuUsed), mainCpuMs: ms(mainCpuUsed), wallMs, answer, ...(trace && { trace }) };
+  return {
+    ...{ cpuMs: ms(cpuUsed), mainCpuMs: ms(mainCpuUsed), wallMs, answer, failures },
+    ...(failures > 0 && { firstFailure }),
+    ...(trace && { trace }),
+  };
 };
 
 // One answer per request, in order: the parent sends the next request once it has the answer.

@@ -91,6 +91,13 @@ export const lambdaNodeFlags = (memoryMb = MEMORY_MB): string[] => {
   ];
 };
 
+/** `result` if every invocation of its run answered as its route does; else what failed, and how often. */
+export const everyInvocationAnswered = (result: RunResult, label: string, invocations: number): RunResult => {
+  if (result.failures === 0) return result;
+  const first = JSON.stringify(result.firstFailure);
+  throw new Error(`${label}: ${result.failures} of ${invocations} invocations failed, the first: ${first}`);
+};
+
 /** A fresh process holding the function, its bundle imported. Its log lines go nowhere, unless captured. */
 export const startLambdaProcess = async (options: LambdaProcessOptions) => {
   const dir = mkdtempSync(join(tmpdir(), `petstore-${options.functionName}-`));
