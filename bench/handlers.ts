@@ -4,7 +4,7 @@
 // side each, warmed up, then rounds in turns; a ratio is the median over all the rounds, with the
 // range of the generations' own medians; the first tracing of each function also sets its tuned
 // floor against a second process of it (A/A), the instrument's own noise. Knobs: HANDLER_PROCESSES
-// (4 generations a row), HANDLER_ROUNDS (3 a generation), HANDLER_INVOCATIONS (700 a round),
+// (5 generations a row), HANDLER_ROUNDS (3 a generation), HANDLER_INVOCATIONS (700 a round),
 // HANDLER_WARMUP (6,000 invocations a process), HANDLER_FUNCTIONS (a comma-separated subset),
 // HANDLER_TRACING (off,sampled,unsampled), HANDLER_SETTINGS (production,staging).
 import {

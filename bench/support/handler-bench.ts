@@ -31,9 +31,9 @@ const TARGETS: Record<Tracing, number> = { off: 1.1, sampled: 1.3, unsampled: 1.
 
 /**
  * What a warm run takes; which functions (all by default), under which settings and tracing.
- * Defaults, for HANDLER_SETTINGS=production's 12 rows in ~15 minutes on a quiet 2-core machine
+ * Defaults, for HANDLER_SETTINGS=production's 12 rows in ~18 minutes on a quiet 2-core machine
  * (docs/performance.md, "Generations and the A/A"): the same code differed by ~10 % from one
- * process to the next where rounds within a process agreed, so the budget goes to processes, 4
+ * process to the next where rounds within a process agreed, so the budget goes to processes, 5
  * generations a row, each a fresh process per side. Each warms up for 6,000 invocations, the sides
  * at once (their figures are not taken): V8 (Node 24) takes a function to Turbofan after ~3,000
  * calls, so the SDK's and Node's functions called once or twice an invocation tier up between
@@ -41,12 +41,13 @@ const TARGETS: Record<Tracing, number> = { off: 1.1, sampled: 1.3, unsampled: 1.
  * wave counted one side's first compilations and not the other's (the authorizer's compilers
  * +56-96k instructions an invocation over its floor's after 2,000, none after 6,000: performance.md,
  * "What V8 still compiles after 2,000 invocations"). Then 3 rounds of 700 in turns (~0.9 ms of
- * wall time an invocation, the store's CPU after the function's), 12 rounds a side pooled; one of
- * 700 holds none or one major GC (one every ~1,700 invocations), which a median over 12 rounds of
- * 4 processes takes in its stride, where one process's 7 rounds of 2,000 carried its luck whole.
+ * wall time an invocation, the store's CPU after the function's), 15 rounds a side pooled, an odd
+ * count, so that the median is the middle one; one of 700 holds none or one major GC (one every
+ * ~1,700 invocations), which a median over 15 rounds of 5 processes takes in its stride, where one
+ * process's 7 rounds of 2,000 carried its luck whole.
  */
 export const HANDLER_RUN = {
-  processes: Number(process.env.HANDLER_PROCESSES ?? 4),
+  processes: Number(process.env.HANDLER_PROCESSES ?? 5),
   rounds: Number(process.env.HANDLER_ROUNDS ?? 3),
   invocationsPerRound: Number(process.env.HANDLER_INVOCATIONS ?? 700),
   warmupInvocations: Number(process.env.HANDLER_WARMUP ?? 6000),
