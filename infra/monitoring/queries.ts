@@ -48,12 +48,14 @@ export const savedQueries: readonly SavedQuery[] = [
     ),
   },
   {
-    // Pick the time range in the console; error lines carry the stack, summary lines the code.
+    // Pick the time range in the console; error lines carry the stack, summary lines the code. A
+    // WARN line is a step that failed while the answer did not (the shard record not re-read, a
+    // key's last use not recorded): the ShardRecordReadFailures alarm sends on-call here for it.
     name: 'errors',
     sources: ['accessLog', ...operations, 'authorizer'],
     queryString: lines(
-      `fields @timestamp, @log, ${F.requestId}, ${F.operation}, ${F.keyId}, ${F.status}, ${F.errorCode}, ${A.errorResponseType}, ${F.queryShape}, ${F.executedVersion}, ${F.message}, ${F.errorName}, ${F.errorMessage}, ${F.errorStack}`,
-      `filter ${F.level} = "ERROR" or ${F.status} >= 500 or ${F.outcome} = "error"`,
+      `fields @timestamp, @log, ${F.level}, ${F.requestId}, ${F.operation}, ${F.keyId}, ${F.status}, ${F.errorCode}, ${A.errorResponseType}, ${F.queryShape}, ${F.executedVersion}, ${F.message}, ${F.errorName}, ${F.errorMessage}, ${F.errorStack}`,
+      `filter ${F.level} in ["ERROR", "WARN"] or ${F.status} >= 500 or ${F.outcome} = "error"`,
       'sort @timestamp desc',
       'limit 200',
     ),

@@ -2,11 +2,13 @@
 // conditional UpdateItem for a key's first check, none while the record is fresh, and a
 // failing write never refuses the key (it is logged).
 import { afterAll, beforeAll, beforeEach, expect, test, vi } from 'vitest';
+import { savedQueries } from '../../infra/monitoring/queries.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
+import { type LogEvent, runQuery } from '../support/logs-insights.ts';
 import { type Functions, loadFunctions, setFunctionEnv, tokenEvent } from '../support/in-process.ts';
 
 let db: TestDynamoDB;
@@ -59,6 +61,10 @@ test('a last-use write that fails lets the key in all the same, and says so in t
       },
     ]);
     expect(JSON.stringify(logged)).not.toContain(key);
+    // On-call finds it with the saved query `errors`, in the authorizer's log group.
+    const errors = savedQueries.find((query) => query.name === 'errors')!;
+    const filed = logged.map((l): LogEvent => ({ ...l, '@timestamp': Date.now(), '@log': 'authorizer' }));
+    expect(runQuery(errors.queryString, filed)).toMatchObject([{ level: 'WARN', message: 'last use not recorded', keyId }]);
   } finally {
     warn.mockRestore();
   }

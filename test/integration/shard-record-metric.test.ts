@@ -9,11 +9,13 @@
 // a root `_aws` object with a millisecond `Timestamp` and `CloudWatchMetrics` directives, each
 // directive's `Dimensions` and `Metrics` names resolved by members of the root node.
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { savedQueries } from '../../infra/monitoring/queries.ts';
 import { countersTable } from '../../shared/dynamodb/tables.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
 import { type Functions, loadFunctions, proxyEvent, setFunctionEnv, TEST_STAGE } from '../support/in-process.ts';
+import { type LogEvent, runQuery } from '../support/logs-insights.ts';
 import { captureFunctionOutput, type LogLine } from '../support/observability.ts';
 
 /** What the stage's alarm reads (written out: the alarm's test holds the template to the same). */
@@ -85,6 +87,13 @@ test('a failed re-read of the shard record: the listing answers 200, and its WAR
   // No other line of the listing declares it: the summary line's metrics are the request's own.
   const declaring = lines.filter((l) => JSON.stringify(l._aws ?? {}).includes(METRIC));
   expect(declaring).toEqual([line]);
+  // The runbook's ShardRecordReadFailures sends on-call to the saved query `errors`: it finds the
+  // line, with what failed, among the listing's lines as CloudWatch files them in listPets' group.
+  const errors = savedQueries.find((query) => query.name === 'errors')!;
+  const filed = lines.map((l): LogEvent => ({ ...l, '@timestamp': Date.now(), '@log': 'listPets' }));
+  const found = runQuery(errors.queryString, filed).filter((row) => row.message === WARNING);
+  expect(found).toHaveLength(1);
+  expect(found[0]).toMatchObject({ level: 'WARN', 'error.name': line.error && (line.error as { name: string }).name });
 }, 60_000);
 
 test('a listing whose re-read succeeds writes no such line', async () => {
