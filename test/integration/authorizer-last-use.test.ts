@@ -8,8 +8,8 @@ import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
 import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
-import { type LogEvent, runQuery } from '../support/logs-insights.ts';
 import { type Functions, loadFunctions, setFunctionEnv, tokenEvent } from '../support/in-process.ts';
+import { type LogEvent, runQuery } from '../support/logs-insights.ts';
 
 let db: TestDynamoDB;
 let proxy: DynamoDBProxy;
@@ -64,7 +64,9 @@ test('a last-use write that fails lets the key in all the same, and says so in t
     // On-call finds it with the saved query `errors`, in the authorizer's log group.
     const errors = savedQueries.find((query) => query.name === 'errors')!;
     const filed = logged.map((l): LogEvent => ({ ...l, '@timestamp': Date.now(), '@log': 'authorizer' }));
-    expect(runQuery(errors.queryString, filed)).toMatchObject([{ level: 'WARN', message: 'last use not recorded', keyId }]);
+    expect(runQuery(errors.queryString, filed)).toMatchObject([
+      { level: 'WARN', message: 'last use not recorded', keyId },
+    ]);
   } finally {
     warn.mockRestore();
   }
