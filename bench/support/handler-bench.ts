@@ -31,7 +31,7 @@ const TARGETS: Record<Tracing, number> = { off: 1.1, sampled: 1.3, unsampled: 1.
 
 /**
  * What a warm run takes; which functions (all by default), under which settings and tracing.
- * Defaults, for HANDLER_SETTINGS=production's 12 rows in ~18 minutes on a quiet 2-core machine
+ * Defaults, for HANDLER_SETTINGS=production's 12 rows in ~22 minutes on a quiet 2-core machine
  * (docs/performance.md, "Generations and the A/A"): the same code differed by ~10 % from one
  * process to the next where rounds within a process agreed, so the budget goes to processes, 5
  * generations a row, each a fresh process per side. Each warms up for 6,000 invocations, the sides
