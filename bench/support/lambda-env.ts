@@ -13,7 +13,6 @@ import { build } from 'esbuild';
 import { lambdaBuildOptions } from '../../infra/constructs/bundled-function.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
-import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import {
   AUTHORIZER_ENTRY,
   FUNCTION_NAMES,
@@ -83,7 +82,11 @@ const assertBare = (bundle: string): void => {
 
 /** The embedded DynamoDB with 1,000 animals and one key, the bundles, the events and the stand-ins. */
 export const prepareLambdaEnv = async () => {
-  const out = join(REPOSITORY_ROOT, 'cdk.out', 'bench-handlers');
+  // The bundles in a directory of this run's own: two runs at once (the e2e tests of
+  // bench:handlers and bench:instructions, side by side in `npm test`) once shared
+  // cdk.out/bench-handlers, and one's rebuild removed the other's floor under its running hosts
+  // (CI at 546f8cf: ENOENT on cdk.out/bench-handlers/floor).
+  const out = mkdtempSync(join(tmpdir(), 'petstore-bench-bundles-'));
   const floor = await buildBundle(FLOOR_ENTRY, join(out, 'floor'));
   assertBare(floor);
   const work = mkdtempSync(join(tmpdir(), 'petstore-handlers-'));
@@ -152,6 +155,7 @@ export const prepareLambdaEnv = async () => {
       await extension.close();
       await dynamodb.close();
       rmSync(work, { recursive: true, force: true });
+      rmSync(out, { recursive: true, force: true });
     },
   };
 };
