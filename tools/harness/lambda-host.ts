@@ -2,9 +2,10 @@
 // (lambda-process.ts starts it in the function's environment) that imports a bundle at init, then on
 // request runs its handler, one invocation after another as on-demand Lambda does, each with a
 // Lambda context and, under active tracing, a trace header of its own. It answers with the last
-// answer, how many of the run's invocations failed and the first failure, and the CPU and wall times taken; its first message times the import, which the handler
-// benchmarks measure: so it imports nothing the bundle will (trace-header.ts imports nothing; Node
-// loads node:url before any module).
+// answer, how many of the run's invocations failed and the first failure, and the CPU and wall
+// times taken; its first message times the import, which the handler benchmarks measure: so it
+// imports nothing the bundle will (trace-header.ts imports nothing; Node loads node:url before any
+// module).
 import { pathToFileURL } from 'node:url';
 import { traceHeader } from './trace-header.ts';
 
@@ -90,7 +91,11 @@ const run = async ({ event, invocations }: Exclude<HostRequest, 'stop'>): Promis
   }
   const [cpuUsed, mainCpuUsed] = [process.cpuUsage(cpu), process.threadCpuUsage(mainCpu)];
   return {
-    ...{ cpuMs: ms(cpuUsed), mainCpuMs: ms(mainCpuUsed), wallMs, answer, failures },
+    cpuMs: ms(cpuUsed),
+    mainCpuMs: ms(mainCpuUsed),
+    wallMs,
+    answer,
+    failures,
     ...(failures > 0 && { firstFailure }),
     ...(trace && { trace }),
   };
