@@ -32,10 +32,20 @@ test('bench:instructions counts getPet and its floor: the function runs more ins
   expect(result.status, result.stderr.slice(-2000) + result.stdout.slice(-2000)).toBe(0);
   const row = result.stdout.split('\n').find((line) => line.startsWith('getPet'));
   expect(row, result.stdout).toBeDefined();
-  const [, tracing, floor, own, ratio] = row!.split(/\s{2,}/);
+  const [, tracing, floor, own, ratio, programRatio, collector, compilers] = row!.split(/\s{2,}/);
   expect(tracing).toBe('off');
   // A DynamoDB call through the SDK and Node's HTTP is well over 100k instructions.
   expect(count(floor!)).toBeGreaterThan(100_000);
-  expect(count(own!)).toBeGreaterThan(count(floor!));
   expect(Number(ratio)).toBeCloseTo(count(own!) / count(floor!), 2);
+  // Our layers on top of the same call: in the program's own instructions. The totals hold V8's
+  // compilers and collector too, which 20 invocations after 20 are mostly made of, and which ran
+  // more in the floor's window than in the function's in one CI run (6.47M against 4.91M).
+  const sides = (text: string) => text.split(' / ').map(count) as [number, number];
+  const [[collectorFloor, collectorOwn], [compilersFloor, compilersOwn]] = [sides(collector!), sides(compilers!)];
+  const [programFloor, programOwn] = [
+    count(floor!) - collectorFloor - compilersFloor,
+    count(own!) - collectorOwn - compilersOwn,
+  ];
+  expect(programOwn).toBeGreaterThan(programFloor);
+  expect(Number(programRatio)).toBeCloseTo(programOwn / programFloor, 1);
 }, 240_000);
