@@ -6,7 +6,9 @@
 // floor against a second process of it (A/A), the instrument's own noise. Knobs: HANDLER_PROCESSES
 // (5 generations a row), HANDLER_ROUNDS (3 a generation), HANDLER_INVOCATIONS (700 a round),
 // HANDLER_WARMUP (6,000 invocations a process), HANDLER_FUNCTIONS (a comma-separated subset),
-// HANDLER_TRACING (off,sampled,unsampled), HANDLER_SETTINGS (production,staging).
+// HANDLER_TRACING (off,sampled,unsampled), HANDLER_SETTINGS (production,staging), HANDLER_CHECKOUT
+// (another checkout's functions in place of this one's, against this one's floor: a directory with
+// its dependencies installed, built as this checkout builds; what a change or a piece costs).
 import {
   HANDLER_RUN,
   handlersTable,

@@ -6,7 +6,8 @@
 // past V8's first tier-up of the SDK's and Node's functions, which lands between invocations ~2,000
 // and ~4,000, more of it on the function's side: docs/performance.md),
 // INSTRUCTIONS_INVOCATIONS (2,000 counted: a window of 1,000 held one or two of V8's mark-compacts by
-// chance, ~80M instructions each, which moved a row by ~4 %). About 25 ms an invocation under valgrind,
+// chance, ~80M instructions each, which moved a row by ~4 %), HANDLER_CHECKOUT (another checkout's
+// functions in place of this one's, as bench:handlers takes it). About 25 ms an invocation under valgrind,
 // the sides at once: ~4 minutes a row.
 
 import { FUNCTION_NAMES } from '../shared/api/routes.ts';

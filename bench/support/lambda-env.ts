@@ -7,12 +7,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { lambdaBuildOptions } from '../../infra/constructs/bundled-function.ts';
 import { ensureTables, startEmbeddedDynamoDB } from '../../infra/local/embedded-dynamodb.ts';
 import { dynamodbEnvironment } from '../../infra/local/function-environment.ts';
+import { REPOSITORY_ROOT } from '../../infra/repository-root.ts';
 import {
   AUTHORIZER_ENTRY,
   FUNCTION_NAMES,
@@ -53,12 +54,24 @@ const BENCH_REQUESTS: Partial<Record<OperationId, SampleRequest>> = {
 };
 const FLOOR_ENTRY = fileURLToPath(new URL('../floor/handlers.ts', import.meta.url));
 
-/** Builds `entry` into `outdir` (index.mjs and its chunks) exactly as the stack does (lambdaBuildOptions). */
-const buildBundle = async (entry: string, outdir: string): Promise<string> => {
+/**
+ * Builds `entry` into `outdir` (index.mjs and its chunks) exactly as the stack does (lambdaBuildOptions);
+ * from the checkout at `root` (its file at the same path, its node_modules), if not this one.
+ */
+const buildBundle = async (entry: string, outdir: string, root = REPOSITORY_ROOT): Promise<string> => {
   rmSync(outdir, { recursive: true, force: true }); // no chunk of an earlier build beside the new ones
-  await build(lambdaBuildOptions(entry, outdir));
+  const options = lambdaBuildOptions(join(resolve(root), relative(REPOSITORY_ROOT, entry)), outdir);
+  await build({ ...options, absWorkingDir: resolve(root) });
   return outdir;
 };
+
+/**
+ * HANDLER_CHECKOUT: another checkout (a worktree of another commit, or one with a piece taken out,
+ * its dependencies installed) whose functions are measured in place of this one's, against this
+ * one's floor, built by this one's build options: its ratios set beside this checkout's, run after
+ * run, tell what a change or a piece costs (docs/performance.md, "What each piece costs").
+ */
+const FUNCTIONS_CHECKOUT = process.env.HANDLER_CHECKOUT;
 
 /** Every module of the bundle in `dir` (index.mjs and its chunks), as deployed. */
 export const bundleModules = (dir: string): string[] =>
@@ -96,7 +109,9 @@ export const prepareLambdaEnv = async () => {
   Object.assign(process.env, dynamodbEnvironment(dynamodb.endpoint));
   const { key, keyId } = await createKeysRepository(createDocumentClient(), keysTable.name).create('handler bench');
   const entry = (name: FunctionName) => (name === 'authorizer' ? AUTHORIZER_ENTRY : route(name).entry);
-  const dirs = await Promise.all(FUNCTION_NAMES.map((name) => buildBundle(entry(name), join(out, name))));
+  const dirs = await Promise.all(
+    FUNCTION_NAMES.map((name) => buildBundle(entry(name), join(out, name), FUNCTIONS_CHECKOUT)),
+  );
   const built = Object.fromEntries(FUNCTION_NAMES.map((name, i) => [name, dirs[i]!])) as Record<FunctionName, string>;
   /** Each operation's valid sample, with what the bench sets apart (a seeded id, a page size). */
   const eventOf = (operationId: OperationId) =>

@@ -6,8 +6,9 @@
 // without a failed invocation, the A/A's row printed for every function. No benchmark code is
 // imported (test/unit/architecture.test.ts).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
 
@@ -40,3 +41,39 @@ test('bench:handlers runs every function and its floor in its set-up without a f
     expect(result.stdout).toMatch(new RegExp(`^${name} +production +off A/A `, 'm'));
   }
 }, 180_000);
+
+// HANDLER_CHECKOUT measures another checkout's functions in place of this one's: a copy of this
+// checkout whose listPets answers 418 must fail the run on that answer, which only its code gives.
+test("HANDLER_CHECKOUT runs the other checkout's functions, built as this one builds them", () => {
+  const checkout = mkdtempSync(join(tmpdir(), 'petstore-checkout-'));
+  try {
+    for (const dir of ['functions', 'shared', 'infra'])
+      cpSync(resolve(ROOT, dir), join(checkout, dir), { recursive: true });
+    symlinkSync(resolve(ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    writeFileSync(
+      join(checkout, 'functions/list-pets.ts'),
+      "export const handler = async () => ({ statusCode: 418, body: '' });\n",
+    );
+    const [, ...words] = scripts['bench:handlers']!.split(' ');
+    const result = spawnSync(process.execPath, words, {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 100_000,
+      env: {
+        ...process.env,
+        HANDLER_CHECKOUT: checkout,
+        HANDLER_FUNCTIONS: 'listPets',
+        HANDLER_PROCESSES: '1',
+        HANDLER_WARMUP: '2',
+        HANDLER_ROUNDS: '1',
+        HANDLER_INVOCATIONS: '2',
+        HANDLER_TRACING: 'off',
+        HANDLER_SETTINGS: 'production',
+      },
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/function listPets: 2 of 2 invocations failed, the first: \{"statusCode":418/);
+  } finally {
+    rmSync(checkout, { recursive: true, force: true });
+  }
+}, 120_000);
