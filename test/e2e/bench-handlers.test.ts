@@ -44,7 +44,7 @@ test('bench:handlers runs every function and its floor in its set-up without a f
 
 // HANDLER_CHECKOUT measures another checkout's functions in place of this one's: a copy of this
 // checkout whose listPets answers 418 must fail the run on that answer, which only its code gives.
-test("HANDLER_CHECKOUT runs the other checkout's functions, built as this one builds them", () => {
+test("HANDLER_CHECKOUT builds the other checkout's functions and runs its listPets in place of this one's", () => {
   const checkout = mkdtempSync(join(tmpdir(), 'petstore-checkout-'));
   try {
     for (const dir of ['functions', 'shared', 'infra'])
