@@ -1,11 +1,16 @@
 // `npm run bench:instructions` as npm runs it, short: getPet and its floor each in a process of its
 // own under valgrind's callgrind (on this machine and CI's), warmed up, zeroed, counted. Each
 // profile's functions must add up to valgrind's own total (tools/harness/callgrind.ts refuses one
-// that does not), and both sides must have run: the floor's invocation is the SDK's call, the
-// function's that and our layers. No benchmark code is imported (test/unit/architecture.test.ts).
+// that does not). No benchmark code is imported (test/unit/architecture.test.ts).
+//
+// Which side is which is pinned with a copy of the checkout whose getPet answers at once, without
+// DynamoDB: its count must be a small fraction of the floor's. The real getPet against its floor
+// is not compared: 20 invocations after 20 are V8's first tiers at work, and the program's own
+// instructions came out 1.15× the floor on this machine and 0.95× on CI's, for the same code.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -15,18 +20,20 @@ const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8
 /** `12.3k` as a count. */
 const count = (text: string) => Number(text.replace(/k$/, '')) * 1000;
 
-test('bench:instructions counts getPet and its floor: the function runs more instructions than the floor', () => {
+/** getPet's row of a short run, in counts per invocation: the floor's and the function's. */
+const countGetPet = (extra: Record<string, string> = {}) => {
   const [, ...words] = scripts['bench:instructions']!.split(' '); // `node …`: this Node, as npm's would be
   const result = spawnSync(process.execPath, words, {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 230_000,
+    timeout: 110_000,
     env: {
       ...process.env,
       INSTRUCTIONS_FUNCTIONS: 'getPet',
       INSTRUCTIONS_TRACING: 'off',
       INSTRUCTIONS_WARMUP: '20',
       INSTRUCTIONS_INVOCATIONS: '20',
+      ...extra,
     },
   });
   expect(result.status, result.stderr.slice(-2000) + result.stdout.slice(-2000)).toBe(0);
@@ -34,18 +41,41 @@ test('bench:instructions counts getPet and its floor: the function runs more ins
   expect(row, result.stdout).toBeDefined();
   const [, tracing, floor, own, ratio, programRatio, collector, compilers] = row!.split(/\s{2,}/);
   expect(tracing).toBe('off');
-  // A DynamoDB call through the SDK and Node's HTTP is well over 100k instructions.
-  expect(count(floor!)).toBeGreaterThan(100_000);
-  expect(Number(ratio)).toBeCloseTo(count(own!) / count(floor!), 2);
-  // Our layers on top of the same call: in the program's own instructions. The totals hold V8's
-  // compilers and collector too, which 20 invocations after 20 are mostly made of, and which ran
-  // more in the floor's window than in the function's in one CI run (6.47M against 4.91M).
   const sides = (text: string) => text.split(' / ').map(count) as [number, number];
   const [[collectorFloor, collectorOwn], [compilersFloor, compilersOwn]] = [sides(collector!), sides(compilers!)];
-  const [programFloor, programOwn] = [
-    count(floor!) - collectorFloor - compilersFloor,
-    count(own!) - collectorOwn - compilersOwn,
-  ];
-  expect(programOwn).toBeGreaterThan(programFloor);
-  expect(Number(programRatio)).toBeCloseTo(programOwn / programFloor, 1);
-}, 240_000);
+  return {
+    floor: count(floor!),
+    own: count(own!),
+    ratio: Number(ratio),
+    programRatio: Number(programRatio),
+    programFloor: count(floor!) - collectorFloor - compilersFloor,
+    programOwn: count(own!) - collectorOwn - compilersOwn,
+  };
+};
+
+test('bench:instructions counts getPet and its floor, each over 100k instructions, in columns that agree', () => {
+  const row = countGetPet();
+  // A DynamoDB call through the SDK and Node's HTTP is well over 100k instructions, on both sides.
+  expect(row.floor).toBeGreaterThan(100_000);
+  expect(row.own).toBeGreaterThan(100_000);
+  expect(row.ratio).toBeCloseTo(row.own / row.floor, 2);
+  expect(row.programRatio).toBeCloseTo(row.programOwn / row.programFloor, 1);
+}, 120_000);
+
+test("the function's column counts the function: a getPet that answers without DynamoDB counts a fraction of the floor", () => {
+  const checkout = mkdtempSync(join(tmpdir(), 'petstore-checkout-'));
+  try {
+    for (const dir of ['functions', 'shared', 'infra'])
+      cpSync(resolve(ROOT, dir), join(checkout, dir), { recursive: true });
+    symlinkSync(resolve(ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    writeFileSync(
+      join(checkout, 'functions/get-pet.ts'),
+      "export const handler = async () => ({ statusCode: 200, body: '{}' });\n",
+    );
+    const row = countGetPet({ HANDLER_CHECKOUT: checkout });
+    expect(row.floor).toBeGreaterThan(100_000);
+    expect(row.own).toBeLessThan(row.floor / 4);
+  } finally {
+    rmSync(checkout, { recursive: true, force: true });
+  }
+}, 120_000);
