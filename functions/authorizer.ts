@@ -11,7 +11,7 @@ import {
   rateLimitsFromEnv,
 } from '../shared/domain/api-keys.ts';
 import { authorizerHandler, KeyRefused } from '../shared/lambda/authorizer-handler.ts';
-import { keysRepository } from '../shared/lambda/keys-service.ts';
+import { keysRepository, logKeyUseNotRecorded } from '../shared/lambda/keys-service.ts';
 
 /** The stage's limits per key, named in every answer's RateLimit-Policy (stage settings, keyLimits). */
 const limits = rateLimitsFromEnv(process.env);
@@ -61,18 +61,8 @@ export const handler = authorizerHandler(async (event) => {
   const now = new Date();
   if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USE_RESOLUTION_MS) {
     // A record for `keys list`, not a condition of entry: a key is never refused because it
-    // failed; the log says so (its grant is narrow: infra/constructs/functions.ts).
-    await keys.recordUse(key, now).catch((error: Error) => {
-      console.warn(
-        JSON.stringify({
-          level: 'WARN',
-          message: 'last use not recorded',
-          timestamp: new Date().toISOString(),
-          keyId,
-          error: error.name,
-        }),
-      );
-    });
+    // failed; the log and KeyUseRecordFailures say so (its grant is narrow: infra/constructs/functions.ts).
+    await keys.recordUse(key, now).catch((error: unknown) => logKeyUseNotRecorded(keyId, error));
   }
 
   return {

@@ -212,6 +212,7 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
       dynamodbSystemErrors: 1,
       authorizerErrors: 1,
       shardRecordReadFailures: 1,
+      keyUseRecordFailures: 1,
     },
     // ── Watched from outside ── Every 5 minutes like production: staging breaks first.
     canary: { everyMinutes: 5, failedRunsToAlarm: 2 },
@@ -283,6 +284,7 @@ export const stageSettings: Readonly<Record<DeployedStage, StageSettings>> = {
       // Each is a read the SDK already retried (3 attempts), at most two a second per container:
       // one a minute in 3 of 5 minutes is the counters table failing listPets, not a blip.
       shardRecordReadFailures: 1,
+      keyUseRecordFailures: 1,
     },
     // ── Watched from outside ── Two failed runs in a row (10 minutes) alarm: one can be the network.
     canary: { everyMinutes: 5, failedRunsToAlarm: 2 },

@@ -29,6 +29,11 @@ export interface AlarmSettings {
    * whose re-reads keep failing for a second answers its filtered listings 503.
    */
   readonly shardRecordReadFailures: number;
+  /**
+   * The authorizer's records of a key's last use that failed, per period (KeyUseRecordFailures):
+   * the keys were let in, but `keys list` no longer shows that they are in use.
+   */
+  readonly keyUseRecordFailures: number;
 }
 
 /**

@@ -36,6 +36,8 @@ export const ALARM_KINDS = {
     "DynamoDB throttled writes to the pets table's status index: a status's creates outgrow its shards (raise statusIndexShards).",
   ShardRecordReadFailures:
     'listPets could not re-read the status index shard record (counters table) and listed the shards it knew; for over a second, filtered listings answer 503.',
+  KeyUseRecordFailures:
+    'The authorizer let keys in but could not record their last use (keys table): `keys list` shows them unused since their last recorded use.',
 } as const;
 export type AlarmKind = keyof typeof ALARM_KINDS;
 
@@ -174,6 +176,14 @@ export const createAlarms = (
       threshold: settings.shardRecordReadFailures,
       comparison: atLeast,
       whyNoDataIsOk: 'the functions write the metric only when a re-read fails',
+    },
+    {
+      kind: 'KeyUseRecordFailures',
+      // What the authorizer's WARN lines count (EMF): the key was let in, so no 5XX or Lambda error shows it.
+      metric: emfMetric(stage, 'keyUseRecordFailures', {}, { statistic: 'Sum', period }),
+      threshold: settings.keyUseRecordFailures,
+      comparison: atLeast,
+      whyNoDataIsOk: 'the authorizer writes the metric only when a record of use fails',
     },
   ];
 

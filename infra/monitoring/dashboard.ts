@@ -102,6 +102,10 @@ export const createDashboard = (
   const shardRecordWidget = graph('listPets: shard record re-reads failed', [
     emfMetric(stage, 'shardRecordReadFailures', {}, { ...sum, label: 'failed re-reads' }),
   ]);
+  // The authorizer's records of a key's last use that failed while the key was let in.
+  const keyUseWidget = graph("authorizer: keys' last use not recorded", [
+    emfMetric(stage, 'keyUseRecordFailures', {}, { ...sum, label: 'failed records' }),
+  ]);
 
   const deprecated = routes.filter((route) => route.deprecation).map((route) => route.operationId);
   const dashboard = new Dashboard(scope, 'Dashboard', {
@@ -140,7 +144,7 @@ export const createDashboard = (
     ),
   );
   for (const { operationId } of routes) dashboard.addWidgets(...operationRow(operationId));
-  dashboard.addWidgets(...tableWidgets, shardRecordWidget);
+  dashboard.addWidgets(...tableWidgets, shardRecordWidget, keyUseWidget);
   dashboard.addWidgets(
     ...deprecated.map(
       (operation) =>

@@ -50,7 +50,8 @@ export const savedQueries: readonly SavedQuery[] = [
   {
     // Pick the time range in the console; error lines carry the stack, summary lines the code. A
     // WARN line is a step that failed while the answer did not (the shard record not re-read, a
-    // key's last use not recorded): the ShardRecordReadFailures alarm sends on-call here for it.
+    // key's last use not recorded): the ShardRecordReadFailures and KeyUseRecordFailures alarms
+    // send on-call here for them.
     name: 'errors',
     sources: ['accessLog', ...operations, 'authorizer'],
     queryString: lines(

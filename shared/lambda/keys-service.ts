@@ -4,9 +4,18 @@ import type { KeysRepository } from '../domain/stores.ts';
 import { documentClient } from '../dynamodb/document-client.ts';
 import { createKeysRepository } from '../dynamodb/keys-repository.ts';
 import { keysTable, tableName } from '../dynamodb/tables.ts';
+import { logDegradedStep, metric } from '../observability/telemetry.ts';
 import { traceDynamoDBCalls } from '../observability/xray.ts';
 
 const client = documentClient(traceDynamoDBCalls);
 
 let keys: KeysRepository | undefined;
 export const keysRepository = (): KeysRepository => (keys ??= createKeysRepository(client, tableName(keysTable)));
+
+/**
+ * The authorizer's record of a key's last use failed; the key was let in all the same. One WARN
+ * line naming the key id (never the key), counted (KeyUseRecordFailures), so that a run of them
+ * alarms before `keys list` shows keys in use as unused.
+ */
+export const logKeyUseNotRecorded = (keyId: string, error: unknown): void =>
+  logDegradedStep('last use not recorded', error, [metric('keyUseRecordFailures', {})], { keyId });

@@ -55,6 +55,11 @@ export const METRICS = {
    * Once a container's reads fail for a second, its filtered listings answer 503 instead.
    */
   shardRecordReadFailures: { name: 'ShardRecordReadFailures', unit: 'Count', dimensions: [] },
+  /**
+   * The authorizer's write of a key's last use that failed: the key was let in all the same, but
+   * `keys list` shows it unused since its last recorded use, which could get a key in use revoked.
+   */
+  keyUseRecordFailures: { name: 'KeyUseRecordFailures', unit: 'Count', dimensions: [] },
   /** Powertools' own cold-start metric (captureColdStartMetric), named by the Lambda function. */
   coldStart: { name: 'ColdStart', unit: 'Count', dimensions: ['function_name'] },
   // ── Releases (infra/monitoring/release-alarms.ts) ──

@@ -144,16 +144,22 @@ export const logFault = (
 
 /**
  * A step that failed without failing the request (a listing's best-effort re-read of the shard
- * record, shared/dynamodb/shard-count.ts): one WARN line with the error, which carries `metrics`
- * as EMF so that CloudWatch counts what on-call would otherwise only find by reading. Should the
- * log level hide WARN, the metrics are still written, on a line of their own (as writeSummary's).
+ * record, shared/dynamodb/shard-count.ts; the authorizer's record of a key's last use): one WARN
+ * line with the error and `fields` (ids, never a key), which carries `metrics` as EMF so that
+ * CloudWatch counts what on-call would otherwise only find by reading. Should the log level hide
+ * WARN, the metrics are still written, on a line of their own (as writeSummary's).
  */
-export const logDegradedStep = (message: string, error: unknown, metrics: readonly MetricRecord[]): void => {
+export const logDegradedStep = (
+  message: string,
+  error: unknown,
+  metrics: readonly MetricRecord[],
+  fields: Record<string, unknown> = {},
+): void => {
   const members = emfMembers(metrics, emf, !warnEnabled);
   if (warnEnabled) {
     // `_aws` is an object on the line, as EMF reads it: parsed back from its text, on a failure only.
     const emfFields = members && { _aws: JSON.parse(members.aws) as unknown, ...emfValues(members) };
-    logDegraded(message, { error, ...emfFields });
+    logDegraded(message, { ...fields, error, ...emfFields });
     return;
   }
   if (members !== undefined) process.stdout.write(`${withEmfMembers({}, members)}\n`);

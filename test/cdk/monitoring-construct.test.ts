@@ -64,10 +64,11 @@ describe('Monitoring', () => {
   it('has one alarm per kind and subject, one dashboard, one definition per saved query', () => {
     // Api5xxRate, ApiLatencyP99, AuthorizerErrors; LambdaErrors per route; LambdaThrottles per function; two per
     // table; StatusIndexWriteThrottles of the status index; ShardRecordReadFailures of listPets' re-reads;
-    // and the release alarms: ReleaseFaults and ReleaseErrors per route, ReleaseRefusals of the authorizer.
+    // KeyUseRecordFailures of the authorizer's records of use; and the release alarms: ReleaseFaults
+    // and ReleaseErrors per route, ReleaseRefusals of the authorizer.
     withoutEmail.resourceCountIs(
       'AWS::CloudWatch::Alarm',
-      3 + routes.length + (routes.length + 1) + 2 * tables.length + 1 + 1 + 2 * routes.length + 1,
+      3 + routes.length + (routes.length + 1) + 2 * tables.length + 1 + 1 + 1 + 2 * routes.length + 1,
     );
     withoutEmail.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     withoutEmail.resourceCountIs('AWS::Logs::QueryDefinition', savedQueries.length);

@@ -38,6 +38,7 @@ const THRESHOLD_OF: Readonly<Record<AlarmKind, keyof AlarmSettings>> = {
   // Any throttled index write is a create answered 503: the same bar as the tables' throttles.
   StatusIndexWriteThrottles: 'dynamodbThrottledRequests',
   ShardRecordReadFailures: 'shardRecordReadFailures',
+  KeyUseRecordFailures: 'keyUseRecordFailures',
 };
 
 const RELEASE_KINDS = Object.keys(RELEASE_ALARM_KINDS);
@@ -70,6 +71,7 @@ const expectedAlarms = (stage: DeployedStage): Map<string, { kind: AlarmKind; su
     ]),
     { kind: 'StatusIndexWriteThrottles' },
     { kind: 'ShardRecordReadFailures' },
+    { kind: 'KeyUseRecordFailures' },
   ];
   return new Map(all.map((a) => [`${stackName(stage)}-${a.kind}${a.subject ? `-${a.subject}` : ''}`, a]));
 };
@@ -235,6 +237,15 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
                 stat: 'Sum',
               });
               break;
+            case 'KeyUseRecordFailures':
+              // The EMF metric the authorizer's WARN line carries (test/integration/authorizer-last-use.test.ts).
+              expect(metric).toMatchObject({
+                namespace: `PetStore/${stage}`,
+                name: 'KeyUseRecordFailures',
+                dimensions: { service: 'petstore' },
+                stat: 'Sum',
+              });
+              break;
             case 'StatusIndexWriteThrottles':
               // With the index's dimension: TableName alone leaves the index's throttles out (alarms.ts cites AWS).
               expect(metric).toMatchObject({
@@ -323,4 +334,26 @@ it('production pages on failed shard-record re-reads: one a minute in 3 of 5 min
     TreatMissingData: 'notBreaching',
   });
   expect(found[0]![1].Properties!.AlarmDescription).toContain('docs/runbook.md, section ShardRecordReadFailures');
+});
+
+// The alarm on the authorizer's failed records of a key's last use: the key was let in, so neither a
+// 5XX nor a Lambda error shows it; written out here as the shard record's above.
+it("production pages on keys' last uses not recorded: one a minute in 3 of 5 minutes, missing data OK", () => {
+  const found = resourcesOfType(app.template('production'), 'AWS::CloudWatch::Alarm').filter(
+    ([, r]) => r.Properties!.AlarmName === 'PetStore-production-KeyUseRecordFailures',
+  );
+  expect(found).toHaveLength(1);
+  expect(found[0]![1].Properties).toMatchObject({
+    Namespace: 'PetStore/production',
+    MetricName: 'KeyUseRecordFailures',
+    Dimensions: [{ Name: 'service', Value: 'petstore' }],
+    Statistic: 'Sum',
+    Period: 60,
+    Threshold: 1,
+    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    EvaluationPeriods: 5,
+    DatapointsToAlarm: 3,
+    TreatMissingData: 'notBreaching',
+  });
+  expect(found[0]![1].Properties!.AlarmDescription).toContain('docs/runbook.md, section KeyUseRecordFailures');
 });
