@@ -228,20 +228,13 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
               });
               break;
             case 'ShardRecordReadFailures':
-              // The EMF metric listPets' WARN line carries (test/integration/shard-record-metric.test.ts
-              // reads it off the line): the stage's namespace, the one dimension `service`, summed.
-              expect(metric).toMatchObject({
-                namespace: `PetStore/${stage}`,
-                name: 'ShardRecordReadFailures',
-                dimensions: { service: 'petstore' },
-                stat: 'Sum',
-              });
-              break;
             case 'KeyUseRecordFailures':
-              // The EMF metric the authorizer's WARN line carries (test/integration/authorizer-last-use.test.ts).
+              // The EMF metric a WARN line carries, named as the kind (listPets': test/integration/
+              // shard-record-metric.test.ts reads it off the line; the authorizer's: authorizer-last-use.test.ts):
+              // the stage's namespace, the one dimension `service`, summed.
               expect(metric).toMatchObject({
                 namespace: `PetStore/${stage}`,
-                name: 'KeyUseRecordFailures',
+                name: kind,
                 dimensions: { service: 'petstore' },
                 stat: 'Sum',
               });
@@ -313,17 +306,21 @@ describe.each(DEPLOYED_STAGES)('stack %s', (stage) => {
   });
 });
 
-// The alarm on listPets' failed re-reads of the shard record, as CloudFormation takes it
-// (AWS::CloudWatch::Alarm, https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-cloudwatch-alarm.html):
-// written out here, so that dropping the alarm, its metric or its dimension turns this red.
-it('production pages on failed shard-record re-reads: one a minute in 3 of 5 minutes, missing data OK', () => {
+// The alarms on the steps that fail while the answer does not (a WARN line's EMF metric: listPets'
+// re-reads of the shard record, the authorizer's records of a key's last use), as CloudFormation
+// takes them (AWS::CloudWatch::Alarm, https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-cloudwatch-alarm.html):
+// written out here, so that dropping an alarm, its metric or its dimension turns this red.
+it.each([
+  ['failed shard-record re-reads', 'ShardRecordReadFailures'],
+  ["keys' last uses not recorded", 'KeyUseRecordFailures'],
+])('production pages on %s: one a minute in 3 of 5 minutes, missing data OK', (_, name) => {
   const found = resourcesOfType(app.template('production'), 'AWS::CloudWatch::Alarm').filter(
-    ([, r]) => r.Properties!.AlarmName === 'PetStore-production-ShardRecordReadFailures',
+    ([, r]) => r.Properties!.AlarmName === `PetStore-production-${name}`,
   );
   expect(found).toHaveLength(1);
   expect(found[0]![1].Properties).toMatchObject({
     Namespace: 'PetStore/production',
-    MetricName: 'ShardRecordReadFailures',
+    MetricName: name,
     Dimensions: [{ Name: 'service', Value: 'petstore' }],
     Statistic: 'Sum',
     Period: 60,
@@ -333,27 +330,5 @@ it('production pages on failed shard-record re-reads: one a minute in 3 of 5 min
     DatapointsToAlarm: 3,
     TreatMissingData: 'notBreaching',
   });
-  expect(found[0]![1].Properties!.AlarmDescription).toContain('docs/runbook.md, section ShardRecordReadFailures');
-});
-
-// The alarm on the authorizer's failed records of a key's last use: the key was let in, so neither a
-// 5XX nor a Lambda error shows it; written out here as the shard record's above.
-it("production pages on keys' last uses not recorded: one a minute in 3 of 5 minutes, missing data OK", () => {
-  const found = resourcesOfType(app.template('production'), 'AWS::CloudWatch::Alarm').filter(
-    ([, r]) => r.Properties!.AlarmName === 'PetStore-production-KeyUseRecordFailures',
-  );
-  expect(found).toHaveLength(1);
-  expect(found[0]![1].Properties).toMatchObject({
-    Namespace: 'PetStore/production',
-    MetricName: 'KeyUseRecordFailures',
-    Dimensions: [{ Name: 'service', Value: 'petstore' }],
-    Statistic: 'Sum',
-    Period: 60,
-    Threshold: 1,
-    ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    EvaluationPeriods: 5,
-    DatapointsToAlarm: 3,
-    TreatMissingData: 'notBreaching',
-  });
-  expect(found[0]![1].Properties!.AlarmDescription).toContain('docs/runbook.md, section KeyUseRecordFailures');
+  expect(found[0]![1].Properties!.AlarmDescription).toContain(`docs/runbook.md, section ${name}`);
 });
