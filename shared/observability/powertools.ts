@@ -13,22 +13,24 @@ export const infoEnabled = ['TRACE', 'DEBUG', 'INFO'].includes(logger.getLevelNa
 export const warnEnabled = infoEnabled || logger.getLevelName() === 'WARN';
 
 /**
- * The faults' own Logger. Powertools keeps the context it is given for the process (deployed,
- * outside Lambda's concurrent mode), and a fault's invocation is not the next one: given to the
- * container's Logger, its ids would stay on a later WARN line (logDegraded) of another invocation.
+ * The faults' own Logger, made at the first fault (not at init, which every cold start waits for).
+ * Powertools keeps the context it is given for the process (deployed, outside Lambda's concurrent
+ * mode), and a fault's invocation is not the next one: given to the container's Logger, its ids
+ * would stay on a later WARN line (logDegraded) of another invocation.
  */
-const faultLogger = logger.createChild();
-let contextGiven = false;
+let faultLogger: Logger | undefined;
 /**
  * The Logger for a fault's line and its stack, with `context` as injectLambdaContext would have
  * given it; given only when a fault is written, so that an invocation that goes well runs nothing
  * of it.
  */
 export const loggerFor = (context: Context, coldStart: boolean): Logger => {
-  // Its first addContext takes Powertools' cold-start flag; when this is not the container's
-  // first invocation, that one is spent here and the next says false.
-  if (!contextGiven && !coldStart) faultLogger.addContext(context);
-  contextGiven = true;
+  if (faultLogger === undefined) {
+    faultLogger = logger.createChild();
+    // Its first addContext takes Powertools' cold-start flag; when this is not the container's
+    // first invocation, that one is spent here and the next says false.
+    if (!coldStart) faultLogger.addContext(context);
+  }
   faultLogger.addContext(context);
   return faultLogger;
 };
