@@ -19,6 +19,7 @@ export const PRICES = {
   syntheticsPerRun: 0.0012, // a canary run, whatever its runtime
   alarmPerMetric: 0.1, // a standard-resolution alarm, per metric it reads (a metric-math alarm: each metric)
   compositeAlarm: 0.5,
+  dashboardPerMonth: 3, // past the account's first three (of up to 50 metrics each), which are free
   secretPerMonth: 0.4,
   secretsApiPer10k: 0.05,
   lambdaX86PerGbSecond: 0.0000166667, // the canary's function: Synthetics picks x86_64
@@ -183,6 +184,21 @@ export const watchCostPerMonth = ({ canary }: Pick<StageSettings, 'canary'>) => 
   };
   return { runs, items, total: Object.values(items).reduce((sum, usd) => sum + usd, 0) };
 };
+
+/** What a stage's CloudWatch alarms and dashboards count in its synthesized template. */
+export interface MonitoringCounts {
+  /** The metrics its alarms read: one each, or each metric of a metric-math alarm. */
+  readonly alarmMetrics: number;
+  readonly dashboards: number;
+}
+
+/**
+ * What a stage's own alarms (infra/monitoring: the stage's and the release alarms) and its
+ * dashboard cost a month, whatever the traffic; counted in the synthesized template
+ * (test/cdk/monitoring-cost.test.ts holds docs/capacity.md's table to it).
+ */
+export const monitoringCostPerMonth = ({ alarmMetrics, dashboards }: MonitoringCounts): number =>
+  alarmMetrics * PRICES.alarmPerMetric + dashboards * PRICES.dashboardPerMonth;
 
 const format = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
