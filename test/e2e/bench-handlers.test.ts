@@ -6,11 +6,11 @@
 // without a failed invocation, the A/A's row printed for every function. No benchmark code is
 // imported (test/unit/architecture.test.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { FUNCTION_NAMES } from '../../shared/api/routes.ts';
+import { withCheckoutCopy } from '../support/checkout-copy.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
@@ -45,17 +45,10 @@ test('bench:handlers runs every function and its floor in its set-up without a f
 // HANDLER_CHECKOUT measures another checkout's functions in place of this one's: a copy of this
 // checkout whose listPets answers 418 must fail the run on that answer, which only its code gives.
 test("HANDLER_CHECKOUT builds the other checkout's functions and runs its listPets in place of this one's", () => {
-  const checkout = mkdtempSync(join(tmpdir(), 'petstore-checkout-'));
-  try {
-    for (const dir of ['functions', 'shared', 'infra'])
-      cpSync(resolve(ROOT, dir), join(checkout, dir), { recursive: true });
-    symlinkSync(resolve(ROOT, 'node_modules'), join(checkout, 'node_modules'));
-    writeFileSync(
-      join(checkout, 'functions/list-pets.ts'),
-      "export const handler = async () => ({ statusCode: 418, body: '' });\n",
-    );
-    const [, ...words] = scripts['bench:handlers']!.split(' ');
-    const result = spawnSync(process.execPath, words, {
+  const answers418 = "export const handler = async () => ({ statusCode: 418, body: '' });\n";
+  const [, ...words] = scripts['bench:handlers']!.split(' ');
+  const result = withCheckoutCopy({ 'functions/list-pets.ts': answers418 }, (checkout) =>
+    spawnSync(process.execPath, words, {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 100_000,
@@ -70,10 +63,8 @@ test("HANDLER_CHECKOUT builds the other checkout's functions and runs its listPe
         HANDLER_TRACING: 'off',
         HANDLER_SETTINGS: 'production',
       },
-    });
-    expect(result.status).not.toBe(0);
-    expect(result.stderr).toMatch(/function listPets: 2 of 2 invocations failed, the first: \{"statusCode":418/);
-  } finally {
-    rmSync(checkout, { recursive: true, force: true });
-  }
+    }),
+  );
+  expect(result.status).not.toBe(0);
+  expect(result.stderr).toMatch(/function listPets: 2 of 2 invocations failed, the first: \{"statusCode":418/);
 }, 120_000);

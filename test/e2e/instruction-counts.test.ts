@@ -8,10 +8,10 @@
 // is not compared: 20 invocations after 20 are V8's first tiers at work, and the program's own
 // instructions came out 1.15× the floor on this machine and 0.95× on CI's, for the same code.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
+import { withCheckoutCopy } from '../support/checkout-copy.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
@@ -63,19 +63,10 @@ test('bench:instructions counts getPet and its floor, each over 100k instruction
 }, 120_000);
 
 test("the function's column counts the function: a getPet that answers without DynamoDB counts a fraction of the floor", () => {
-  const checkout = mkdtempSync(join(tmpdir(), 'petstore-checkout-'));
-  try {
-    for (const dir of ['functions', 'shared', 'infra'])
-      cpSync(resolve(ROOT, dir), join(checkout, dir), { recursive: true });
-    symlinkSync(resolve(ROOT, 'node_modules'), join(checkout, 'node_modules'));
-    writeFileSync(
-      join(checkout, 'functions/get-pet.ts'),
-      "export const handler = async () => ({ statusCode: 200, body: '{}' });\n",
-    );
-    const row = countGetPet({ HANDLER_CHECKOUT: checkout });
-    expect(row.floor).toBeGreaterThan(100_000);
-    expect(row.own).toBeLessThan(row.floor / 4);
-  } finally {
-    rmSync(checkout, { recursive: true, force: true });
-  }
+  const answersAtOnce = "export const handler = async () => ({ statusCode: 200, body: '{}' });\n";
+  const row = withCheckoutCopy({ 'functions/get-pet.ts': answersAtOnce }, (checkout) =>
+    countGetPet({ HANDLER_CHECKOUT: checkout }),
+  );
+  expect(row.floor).toBeGreaterThan(100_000);
+  expect(row.own).toBeLessThan(row.floor / 4);
 }, 120_000);
