@@ -48,7 +48,7 @@ const scopePolicy = (methodArn: string, scope: KeyScope) => {
   return { Version: '2012-10-17', Statement: [...statement('Allow', allowed), ...statement('Deny', denied)] };
 };
 
-export const handler = authorizerHandler(async (event) => {
+export const handler = authorizerHandler(async (event, context) => {
   const key = bearerKey(event.authorizationToken);
   if (!key) throw new KeyRefused('malformed');
   const keys = keysRepository();
@@ -62,7 +62,7 @@ export const handler = authorizerHandler(async (event) => {
   if (!found.lastUsedAt || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USE_RESOLUTION_MS) {
     // A record for `keys list`, not a condition of entry: a key is never refused because it
     // failed; the log and KeyUseRecordFailures say so (its grant is narrow: infra/constructs/functions.ts).
-    await keys.recordUse(key, now).catch((error: unknown) => logKeyUseNotRecorded(keyId, error));
+    await keys.recordUse(key, now).catch((error: unknown) => logKeyUseNotRecorded(keyId, error, context));
   }
 
   return {

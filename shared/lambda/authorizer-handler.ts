@@ -121,5 +121,5 @@ const authorizerMiddleware = (): AuthorizerMiddleware => ({
 });
 
 /** The authorizer's function: `handler` only decides, throwing KeyRefused to refuse. */
-export const authorizerHandler = (handler: (event: Event) => Promise<Result>) =>
+export const authorizerHandler = (handler: (event: Event, context: Context) => Promise<Result>) =>
   middy<Event, Result, Error, Context, Record<string, unknown>>().use(authorizerMiddleware()).handler(handler);

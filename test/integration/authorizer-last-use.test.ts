@@ -9,6 +9,7 @@ import { savedQueries } from '../../infra/monitoring/queries.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 import { createKeysRepository } from '../../shared/dynamodb/keys-repository.ts';
 import { keysTable } from '../../shared/dynamodb/tables.ts';
+import { AUTHORIZER_SUMMARY_MESSAGE } from '../../shared/observability/log-fields.ts';
 import { powertoolsEnvironment } from '../../shared/observability/metric-names.ts';
 import { type DynamoDBProxy, startDynamoDBProxy } from '../../tools/harness/dynamodb-proxy.ts';
 import { startTestDynamoDB, type TestDynamoDB } from '../support/dynamodb.ts';
@@ -63,8 +64,19 @@ test('a last-use write that fails lets the key in all the same, and its WARN lin
   const warnings = lines.filter((line) => line.message === 'last use not recorded');
   expect(warnings).toHaveLength(1);
   const [line] = warnings as [LogLine & { _aws?: { Timestamp: number; CloudWatchMetrics: unknown[] } }];
-  // Every line on-call reads says when (the local stage's output has no @timestamp to lean on), and which key.
-  expect(line).toMatchObject({ level: 'WARN', keyId, timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) });
+  // Every line on-call reads says when (the local stage's output has no @timestamp to lean on), which
+  // key, and which invocation and version: the same as the invocation's summary line.
+  const summary = lines.find((l) => l.message === AUTHORIZER_SUMMARY_MESSAGE);
+  expect(summary, JSON.stringify(lines)).toBeDefined();
+  expect(line).toMatchObject({
+    level: 'WARN',
+    keyId,
+    timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+    function_request_id: summary!.function_request_id,
+    executedVersion: summary!.executedVersion,
+    commit: summary!.commit,
+  });
+  expect(line.executedVersion).toEqual(expect.any(String));
   expect((line.error as { name?: string }).name).toBe('InternalServerError'); // what DynamoDB answered
   expect(line._aws!.CloudWatchMetrics).toEqual([
     {
@@ -109,4 +121,6 @@ test("a WARN line after another invocation's fault names no request of that invo
   const warning = output.lines().find((line) => line.message === 'last use not recorded');
   expect(warning).toBeDefined();
   expect(warning!.function_request_id).not.toBe(fault!.function_request_id);
+  const summary = output.lines().find((line) => line.message === AUTHORIZER_SUMMARY_MESSAGE);
+  expect(warning!.function_request_id).toBe(summary?.function_request_id);
 });
