@@ -7,7 +7,7 @@ import { dynamodbClient } from '../dynamodb/client.ts';
 import { createPetsRepository } from '../dynamodb/pets-repository.ts';
 import { statusShardsFrom } from '../dynamodb/status-shards.ts';
 import { countersTable, petsTable, tableName } from '../dynamodb/tables.ts';
-import { logDegradedStep, metric } from '../observability/telemetry.ts';
+import { containerCodeVersion, logDegradedStep, metric } from '../observability/telemetry.ts';
 import { traceDynamoDBCalls } from '../observability/xray.ts';
 
 /**
@@ -44,9 +44,13 @@ export const petsRepository = (): PetsRepository =>
     cursors,
     statusShards: statusShardsFrom(),
     // Once per failed re-read (at most twice a second), never with a key or a request's input;
-    // counted (ShardRecordReadFailures), so that a run of them alarms before listings fail.
+    // counted (ShardRecordReadFailures), so that a run of them alarms before listings fail; with the
+    // version and commit that failed, as the authorizer's degraded line names them.
     onShardRefreshFailure: (error) =>
-      logDegradedStep('status-index shard record not re-read; listed the shards known', error, [
-        metric('shardRecordReadFailures', {}),
-      ]),
+      logDegradedStep(
+        'status-index shard record not re-read; listed the shards known',
+        error,
+        [metric('shardRecordReadFailures', {})],
+        containerCodeVersion(),
+      ),
   }));

@@ -57,6 +57,18 @@ export const codeVersion = (context: Context): CodeVersion => ({
 });
 
 /**
+ * The same for a line no invocation's context reaches (a listing's best-effort re-read, which may
+ * fail after its invocation answered): the container's version, which Lambda sets in
+ * AWS_LAMBDA_FUNCTION_VERSION and which is its invocations' functionVersion
+ * (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime);
+ * `$LATEST` on the local stage, whose functions' contexts say the same (infra/local/lambda-runtime.ts).
+ */
+export const containerCodeVersion = (): CodeVersion => ({
+  executedVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION || '$LATEST',
+  commit: sourceCommit(),
+});
+
+/**
  * Functions that wrote their deploy marker in this process. Deployed, an execution environment
  * runs one function, so this holds one name; the local stage runs every function in one process.
  */
