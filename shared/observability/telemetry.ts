@@ -165,7 +165,7 @@ export const logDegradedStep = (
   message: string,
   error: unknown,
   metrics: readonly MetricRecord[],
-  fields: Record<string, unknown> = {},
+  fields: object = {},
 ): void => {
   const members = emfMembers(metrics, emf, !warnEnabled);
   if (warnEnabled) {

@@ -86,7 +86,7 @@ test('a failed re-read of the shard record: the listing answers 200, and its WAR
   expect(line).toMatchObject({ service: 'petstore', [METRIC]: 1 });
   // Which version and commit failed, as the same listing's summary line names the code that answered.
   const summary = lines.find((l) => l.message === 'request' && l.requestId === 'req-degraded');
-  expect(summary, 'the listing\'s summary line').toBeDefined();
+  expect(summary, "the listing's summary line").toBeDefined();
   expect(line.executedVersion).toBe(summary!.executedVersion);
   expect(line.commit).toBe(summary!.commit);
   // No other line of the listing declares it: the summary line's metrics are the request's own.
