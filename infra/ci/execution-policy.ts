@@ -100,17 +100,23 @@ export const executionPolicyParts = (stage: DeployedStage): [PolicyStatement[], 
       // A layer, and its versions (`…:<version>`).
       [arn('lambda', `layer:cwsyn-${lower}-*`), arn('lambda', `layer:cwsyn-${lower}-*:*`)],
     ),
-    // Layers AWS publishes, one account per region (read only): the Synthetics runtime's, and the
-    // Parameters and Secrets extension's that listPets uses (CDK's table of its ARNs:
-    // aws-cdk-lib/region-info; CreateFunction needs GetLayerVersion on each layer version:
-    // https://docs.aws.amazon.com/lambda/latest/dg/adding-layers.html).
+    // Layers AWS publishes, one account per region (read only): the Synthetics runtimes' (the
+    // browserless `syn-nodejs-*` ones are `AWS-CW-SyntheticsNodeJs`, the browsers' `Synthetics`
+    // and `AWS-CW-SyntheticsNodeJs…`: "Test a canary locally"; the same patterns as AWS's
+    // CloudWatchSyntheticsFullAccess), and the Parameters and Secrets extension's that listPets
+    // uses (CDK's table of its ARNs: aws-cdk-lib/region-info). CreateFunction needs GetLayerVersion
+    // on each layer version: https://docs.aws.amazon.com/lambda/latest/dg/adding-layers.html.
     allow(
       ['lambda:GetLayerVersion'],
       [
         `arn:${Aws.PARTITION}:lambda:*:*:layer:Synthetics*:*`,
+        `arn:${Aws.PARTITION}:lambda:*:*:layer:AWS-CW-Synthetics*:*`,
         `arn:${Aws.PARTITION}:lambda:*:*:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:*`,
       ],
     ),
+    // Synthetics' own library buckets (read only), which CloudWatchSyntheticsFullAccess grants to
+    // those who create canaries.
+    allow(['s3:GetObjectVersion'], [`arn:${Aws.PARTITION}:s3:::aws-synthetics-library-*`]),
     // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
     // (it checks a replica before reporting it ready).
     allow(
