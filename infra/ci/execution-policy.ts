@@ -115,8 +115,9 @@ export const executionPolicyParts = (stage: DeployedStage): [PolicyStatement[], 
       ],
     ),
     // Synthetics' own library buckets (read only), which CloudWatchSyntheticsFullAccess grants to
-    // those who create canaries.
-    allow(['s3:GetObjectVersion'], [`arn:${Aws.PARTITION}:s3:::aws-synthetics-library-*`]),
+    // those who create canaries (on `aws-synthetics-library-*`, which covers
+    // its objects; named here as objects, which GetObjectVersion acts on).
+    allow(['s3:GetObjectVersion'], [`arn:${Aws.PARTITION}:s3:::aws-synthetics-library-*/*`]),
     // AWS::DynamoDB::GlobalTable: generated names; its handler also reads and writes items
     // (it checks a replica before reporting it ready).
     allow(
