@@ -85,18 +85,26 @@ export const permissionsBoundaryStatements = (stage: DeployedStage): PolicyState
       ],
       [`arn:${Aws.PARTITION}:s3:::${lower}-*`, `arn:${Aws.PARTITION}:s3:::${lower}-*/*`],
     ),
-    // Actions IAM grants on `*` only: traces, the canary's metrics and its bucket listing, a
-    // release hook's answer to CodeDeploy (its resource: the deployment, by id).
+    // Actions IAM grants on `*` only: traces, the canary's bucket listing, a release hook's answer
+    // to CodeDeploy (its resource: the deployment, by id).
     allow(
       [
         'xray:PutTraceSegments',
         'xray:PutTelemetryRecords',
-        'cloudwatch:PutMetricData',
         's3:ListAllMyBuckets',
         'codedeploy:PutLifecycleEventHookExecutionStatus',
       ],
       ['*'],
     ),
+    // The canary's metrics, in Synthetics' namespace only: a metric has no ARN, its namespace is
+    // all IAM can tell apart (cloudwatch:namespace), and a role that could publish into
+    // `PetStore/<other stage>` could fire that stage's alarms and roll back its releases. The
+    // functions' metrics go through their logs (EMF), never PutMetricData.
+    new PolicyStatement({
+      actions: ['cloudwatch:PutMetricData'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'cloudwatch:namespace': 'CloudWatchSynthetics' } },
+    }),
   ];
 };
 

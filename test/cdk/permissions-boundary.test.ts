@@ -157,6 +157,19 @@ describe.each(DEPLOYED_STAGES)("%s's roles and the stage's boundary", (stage) =>
       expect(await asStageRole(stage, everything, action, resource), `${action} ${resource}`).not.toBe('Allowed');
   });
 
+  // CloudWatch metrics have no ARN: a namespace is the only thing IAM can tell apart
+  // (cloudwatch:namespace, CloudWatch's service authorization reference). Publishing into the other
+  // stage's `PetStore/<stage>` would fire its alarms, and its release alarms (VersionFaults) would
+  // roll back its deployments; the canary, the one role that publishes, writes CloudWatchSynthetics.
+  test("a role given everything publishes metrics into Synthetics' namespace only", async () => {
+    const everything = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] };
+    const publish = (namespace: string) =>
+      asStageRole(stage, everything, 'cloudwatch:PutMetricData', '*', { 'cloudwatch:namespace': namespace });
+    for (const namespace of [`PetStore/${other(stage)}`, `PetStore/${stage}`, 'AWS/Lambda', 'AWS/ApiGateway'])
+      expect(await publish(namespace), namespace).not.toBe('Allowed');
+    expect(await publish('CloudWatchSynthetics')).toBe('Allowed');
+  });
+
   describe('the execution policy', () => {
     const role = `arn:aws:iam::${ACCOUNT}:role/${stackName(stage)}-FunctionslistPetsRole-AbCdEfGh1234`;
     const decide = (action: string, context: Record<string, string> = {}, resource = role) =>
