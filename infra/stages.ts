@@ -12,6 +12,13 @@ export const FUNCTION_TIMEOUT_SECONDS = 10;
 export const DEPLOYED_AUTHORIZER_CACHE_TTL_SECONDS = 300;
 
 export type DeployedStage = 'staging' | 'production';
+
+/**
+ * The tag the key tool puts on each API key it makes, naming the stage: API keys are the
+ * account's, not an API's, and carry no CloudFormation tag, so the other stage's execution policy
+ * refuses them by this one (infra/ci/execution-policy.ts).
+ */
+export const STAGE_TAG = 'petstore:stage';
 export const DEPLOYED_STAGES: readonly DeployedStage[] = ['staging', 'production'];
 
 export const stackName = (stage: DeployedStage): string => `PetStore-${stage}`;

@@ -11,7 +11,7 @@
 import { Aws } from 'aws-cdk-lib';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BOOTSTRAP_QUALIFIERS } from '../stage-deployment.ts';
-import { type DeployedStage, stackName } from '../stages.ts';
+import { type DeployedStage, STAGE_TAG, stackName } from '../stages.ts';
 import { boundaryEnforcement, permissionsBoundaryArn } from './permissions-boundary.ts';
 
 /** The managed policies' names (the CI stack makes them; `cdk bootstrap` names their ARNs). */
@@ -299,6 +299,17 @@ export const executionPolicyParts = (stage: DeployedStage): [PolicyStatement[], 
       conditions: {
         Null: { [`aws:ResourceTag/${STACK_NAME_TAG}`]: 'false' },
         StringNotEquals: { [`aws:ResourceTag/${STACK_NAME_TAG}`]: name },
+      },
+    }),
+    // API keys are the account's: the key tool's carry no CloudFormation tag, only their stage's
+    // (STAGE_TAG), and none of the other stage's is this deploy's to read, change, import or delete.
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: ['apigateway:*'],
+      resources: ['*'],
+      conditions: {
+        Null: { [`aws:ResourceTag/${STAGE_TAG}`]: 'false' },
+        StringNotEquals: { [`aws:ResourceTag/${STAGE_TAG}`]: stage },
       },
     }),
     ...boundaryEnforcement(stage),

@@ -106,6 +106,21 @@ describe.each(DEPLOYED_STAGES)("%s's CloudFormation execution policy", (stage) =
         ).not.toBe('Allowed');
   }, 120_000);
 
+  // API keys are the account's, not an API's: the key tool's (tools/keys/usage-plan.ts) carry no
+  // CloudFormation tag, only their stage's, `petstore:stage` (API Gateway's access control by tags:
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-tagging-iam-policy.html).
+  // A change set of this stage could otherwise import the other stage's client key and delete it.
+  test("is denied the other stage's client keys, which the key tool made and tagged with their stage", async () => {
+    const clientKey = `arn:aws:apigateway:${REGION}::/apikeys/q9w8e7r6t5`;
+    const theirs = { 'aws:ResourceTag/petstore:stage': otherStage(stage) };
+    for (const action of ['apigateway:GET', 'apigateway:PATCH', 'apigateway:DELETE'])
+      expect(await decide(stage, action, clientKey, theirs), action).not.toBe('Allowed');
+    // Its own stage's keys stay reachable (a change set may import them, as the canary's key is made).
+    expect(await decide(stage, 'apigateway:GET', clientKey, { 'aws:ResourceTag/petstore:stage': stage })).toBe(
+      'Allowed',
+    );
+  }, 120_000);
+
   test("is denied the CI stack's and the bootstraps' resources, and anything outside its services", async () => {
     const denied: Sample[] = [
       { action: 'iam:CreateUser', resource: `arn:aws:iam::${ACCOUNT}:user/intruder` },

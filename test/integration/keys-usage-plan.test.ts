@@ -77,7 +77,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     maxAttempts: 1,
   });
-  plan = { client, usagePlanId: 'plan-1', namePrefix: 'petstore-staging-' };
+  plan = { client, usagePlanId: 'plan-1', stage: 'staging' };
   keys = withUsagePlan(createKeysRepository(db.client, keysTable.name), plan);
 });
 afterAll(async () => {
@@ -97,7 +97,15 @@ describe('the key tool on a deployed stage', () => {
       {
         method: 'POST',
         path: '/apikeys',
-        body: { name, value: created.usageKey, enabled: true, description: 'mobile app' },
+        // Tagged with its stage: API keys are the account's, not the API's, and the other stage's
+        // deploy is refused any resource tagged for this one (infra/ci/execution-policy.ts).
+        body: {
+          name,
+          value: created.usageKey,
+          enabled: true,
+          description: 'mobile app',
+          tags: { 'petstore:stage': 'staging' },
+        },
       },
       { method: 'POST', path: '/usageplans/plan-1/keys', body: { keyId: `apikey-${name}`, keyType: 'API_KEY' } },
     ]);
@@ -153,7 +161,13 @@ describe('the key tool on a deployed stage', () => {
       {
         method: 'POST',
         path: '/apikeys',
-        body: { name, value: created.usageKey, enabled: true, description: `billing (rotated from ${old.keyId})` },
+        body: {
+          name,
+          value: created.usageKey,
+          enabled: true,
+          description: `billing (rotated from ${old.keyId})`,
+          tags: { 'petstore:stage': 'staging' },
+        },
       },
       { method: 'POST', path: '/usageplans/plan-1/keys', body: { keyId: `apikey-${name}`, keyType: 'API_KEY' } },
     ]);

@@ -26,7 +26,7 @@ const deployedKeys = async (
   const plan = {
     client: new APIGatewayClient({}),
     usagePlanId: output(STACK_OUTPUTS.usagePlanId),
-    namePrefix: `petstore-${stage}-`,
+    stage,
   };
   const keys = withUsagePlan(createKeysRepository(createDocumentClient(), output(STACK_OUTPUTS.keysTableName)), plan);
   // A revoke also disables the key's API key (usage-plan.ts) and flushes API Gateway's

@@ -10,22 +10,29 @@ import {
   GetUsagePlanCommand,
   UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
-import type { KeyLimits } from '../../infra/stages.ts';
+import { type DeployedStage, type KeyLimits, STAGE_TAG } from '../../infra/stages.ts';
 import type { KeysRepository } from '../../shared/domain/stores.ts';
 
 export interface UsagePlan {
   readonly client: APIGatewayClient;
   readonly usagePlanId: string;
-  /** Prefix of the API keys' names, e.g. `petstore-staging-`: one account may hold both stages' keys. */
-  readonly namePrefix: string;
+  /** Its stage: one account may hold both stages' API keys. */
+  readonly stage: DeployedStage;
 }
 
-/** The API key of a key id: created by the key tool, named after the key id. */
-const apiKeyName = (plan: UsagePlan, keyId: string) => `${plan.namePrefix}${keyId}`;
+/** The API key of a key id: created by the key tool, named after the stage and the key id. */
+const apiKeyName = (plan: UsagePlan, keyId: string) => `petstore-${plan.stage}-${keyId}`;
 
 const addApiKey = async (plan: UsagePlan, keyId: string, usageKey: string, description: string) => {
   const { id } = await plan.client.send(
-    new CreateApiKeyCommand({ name: apiKeyName(plan, keyId), value: usageKey, enabled: true, description }),
+    new CreateApiKeyCommand({
+      name: apiKeyName(plan, keyId),
+      value: usageKey,
+      enabled: true,
+      description,
+      // Which stage's it is, for IAM: the other stage's deploy is refused it (STAGE_TAG).
+      tags: { [STAGE_TAG]: plan.stage },
+    }),
   );
   await plan.client.send(
     new CreateUsagePlanKeyCommand({ usagePlanId: plan.usagePlanId, keyId: id, keyType: 'API_KEY' }),
