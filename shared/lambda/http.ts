@@ -84,7 +84,8 @@ export const parsePathParameters = <S extends z.ZodMiniType>(event: APIGatewayPr
 };
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
-const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+/** Every charset parameter, however many: a second one must not name what the first does not. */
+const CHARSET_PARAMETERS = /;\s*charset\s*=\s*"?([^";\s]*)/gi;
 /** `\uD800` to `\uDFFF`, the escapes of UTF-16 surrogates (a false alarm on `\\uD800` only costs the check). */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 /**
@@ -163,9 +164,9 @@ export const parseJsonBody = <S extends z.ZodMiniType>(
   }
   const contentType = header(event, 'content-type')?.trim() ?? '';
   if (!JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaTypeError();
-  const charset = CHARSET_PARAMETER.exec(contentType)?.[1];
-  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
-    throw new UnsupportedMediaTypeError('Content-Type must be application/json with no charset other than utf-8');
+  for (const [, charset = ''] of contentType.matchAll(CHARSET_PARAMETERS)) {
+    if (charset.toLowerCase() !== 'utf-8')
+      throw new UnsupportedMediaTypeError('Content-Type must be application/json with no charset other than utf-8');
   }
   let text: string;
   try {

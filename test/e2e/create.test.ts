@@ -54,8 +54,22 @@ describe('Content-Type', () => {
     });
   }
 
+  // The contract: a charset parameter other than utf-8 is 415, whichever of two it is: no part of
+  // the service may read one and another part the other.
+  for (const type of [
+    'application/json;charset=utf-8;charset=latin1',
+    'application/json; charset=utf-8; CHARSET=iso-8859-1',
+    'application/json; charset="utf-8";charset=utf-16',
+    'application/json; charset=latin1; charset=utf-8',
+  ]) {
+    it(`${type} is 415`, async () => {
+      expectError(await postPet(server, valid, { headers: { 'Content-Type': type } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+  }
+
   for (const type of [
     'application/json',
+    'application/json; charset=utf-8; charset=UTF-8',
     'application/json; charset=utf-8',
     'application/json;charset=UTF-8',
     'Application/JSON',
