@@ -91,6 +91,10 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
       }
       return result;
     });
+    // The key is known from here, refused or not: the line names it, as API Gateway's
+    // $context.authorizer.principalId is the principalId of the policy it evaluates (the contract:
+    // a refused key's id too, where the key is known), a cached policy's included.
+    log.keyId = policy.principalId;
     // As API Gateway does, a cached policy is evaluated against every new method ARN.
     if (!allows(policy, methodArn))
       throw new GatewayError('ACCESS_DENIED', 'User is not authorized to access this resource');
@@ -135,7 +139,6 @@ export const createGateway = (options: GatewayOptions): RequestListener => {
     if (!token || !authorizationFormat.test(token)) throw new GatewayError('UNAUTHORIZED', 'Unauthorized');
     const methodArn = `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
     const identity = await authorize(token, methodArn, log);
-    log.keyId = identity.principalId;
     const refusal = keyLimiter.take(identity.usageKey);
     if (refusal) throw new GatewayError(refusal, KEY_REFUSAL_MESSAGES[refusal]);
     // Within the caller's own share of the bodies' budget: one key's stalled uploads never hold up another's.
