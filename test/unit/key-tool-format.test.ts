@@ -1,7 +1,7 @@
 // What the key tool reads (--expires, --overlap) and the RateLimit-Policy value the authorizer hands on.
 import { describe, expect, test } from 'vitest';
 import { rateLimitPolicy, rateLimitsEnv, rateLimitsFromEnv } from '../../shared/domain/api-keys.ts';
-import { parseDuration, parseExpiry } from '../../tools/keys/format.ts';
+import { keyTable, listEntry, parseDuration, parseExpiry } from '../../tools/keys/format.ts';
 
 const NOW = Date.parse('2026-11-24T08:00:00.000Z');
 
@@ -54,5 +54,28 @@ describe('RateLimit-Policy', () => {
       quotaPerDay: undefined,
     });
     expect(rateLimitsFromEnv({})).toBeUndefined();
+  });
+});
+
+// A label, a user name or a reason is anyone's text, and `list` prints it on an operator's terminal:
+// no control character (C0, DEL or C1: ESC, CSI) reaches it raw, or a label could clear the screen
+// or rewrite the lines above it; each is shown as its escape instead.
+describe('list prints no control character', () => {
+  const record = {
+    keyId: 'key_AbC123xYz0',
+    keyHash: 'x',
+    label: 'lab\u001b[2Jel\u009b31m',
+    createdAt: '2026-11-24T08:00:00.000Z',
+    changes: [{ action: 'created', at: '2026-11-24T08:00:00.000Z', by: 'ali\u0007ce', reason: 'why\u009d0;x\u0007' }],
+  };
+  const limits = { rateLimit: 1, burstLimit: 1, quotaPerDay: 1 };
+
+  test('the table shows each as an escape', () => {
+    const table = keyTable([listEntry(record as never, limits, 300, Date.parse('2026-11-25T00:00:00Z'))]);
+    // Its rows' own newlines aside, no control character (\p{Cc}: C0, DEL and C1).
+    expect(table.split('\n').join('')).not.toMatch(/\p{Cc}/u);
+    expect(table).toContain('lab\\u001b[2Jel\\u009b31m');
+    expect(table).toContain('by ali\\u0007ce');
+    expect(table).toContain('why\\u009d0;x\\u0007');
   });
 });

@@ -12,7 +12,7 @@ import { type KeyChangeAuthor, type KeysRepository, RotationRefused } from '../.
 import { awsCaller, localAuthor } from './author.ts';
 import { deployedKeys, deployedStageFailure } from './deployed-stage.ts';
 import { fail } from './fail.ts';
-import { keyTable, listEntry, parseDuration, parseExpiry } from './format.ts';
+import { keyTable, listEntry, parseDuration, parseExpiry, printable } from './format.ts';
 import { localAuthorizerCacheTtl, localKeyLimits, localServerCacheTtl, withLocalKeys } from './local-stage.ts';
 
 const USAGE = `Usage: npm run keys -- <command> [options] [--stage local|staging|production]
@@ -99,7 +99,7 @@ const run = async (
       });
       const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
       console.log(
-        `Created ${created.keyId} on stage ${stage} (label: ${created.label}, scope: ${created.scope}${expiry}).`,
+        `Created ${created.keyId} on stage ${stage} (label: ${printable(created.label)}, scope: ${created.scope}${expiry}).`,
       );
       return printKey(created.key);
     }
@@ -129,7 +129,7 @@ const run = async (
         if (!rotated) return fail(`no key ${args.keyId} on stage ${stage}`);
         const { old, created } = rotated;
         console.log(
-          `Rotated ${old.keyId} to ${created.keyId} on stage ${stage} (label: ${created.label}, scope: ${created.scope ?? 'write'}).`,
+          `Rotated ${old.keyId} to ${created.keyId} on stage ${stage} (label: ${printable(created.label)}, scope: ${created.scope ?? 'write'}).`,
         );
         // Expired now (--overlap 0, or an expiry already past): no "keeps working until" a moment gone.
         if (Date.parse(old.expiresAt!) <= Date.now())

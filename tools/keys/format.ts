@@ -79,12 +79,20 @@ export const listEntry = (record: KeyRecord, limits: KeyLimits, cacheTtlSeconds:
   };
 };
 
+/**
+ * Anyone's text (a label, a user name, a reason) as a terminal may show it: each control character
+ * (\p{Cc}: C0, DEL and C1, ESC and CSI among them) as its `\uXXXX` escape, so that none clears the
+ * screen or rewrites the lines above it.
+ */
+export const printable = (text: string): string =>
+  text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** `2026-11-24 08:13Z`: to the minute, in UTC, as wide as every other. */
 const minute = (iso: string | null): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z` : '-');
 
 /** `revoked 2026-11-24 08:13Z by alice: "leaked in a CI log"`. */
 const describeChange = ({ action, at, by, reason }: KeyChange): string =>
-  `${action} ${minute(at)} by ${by}${reason === undefined ? '' : `: ${JSON.stringify(reason)}`}`;
+  printable(`${action} ${minute(at)} by ${by}${reason === undefined ? '' : `: ${JSON.stringify(reason)}`}`);
 
 /** The rows of `list`, as a table whose columns line up (no quoting, no index column). */
 export const keyTable = (entries: ReturnType<typeof listEntry>[]): string => {
@@ -102,7 +110,7 @@ export const keyTable = (entries: ReturnType<typeof listEntry>[]): string => {
   ];
   const rows = entries.map((e) => [
     e.keyId,
-    e.label,
+    printable(e.label),
     e.scope,
     e.state === 'revoked'
       ? `revoked ${minute(e.revokedAt)}`
