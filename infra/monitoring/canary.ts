@@ -6,6 +6,7 @@ import {
   AssetHashType,
   Aws,
   type CfnElement,
+  CustomResourceProviderBase,
   DockerImage,
   Duration,
   RemovalPolicy,
@@ -59,6 +60,23 @@ export interface SmokeCanaryProps {
   readonly noDataActions: readonly IAlarmAction[];
 }
 
+/**
+ * CDK's auto-delete handler (one per stack) reads a bucket's tags before it empties it, on a grant
+ * the bucket's policy gives its role. Production's second deploy turns retention on: the update
+ * rewrites that policy without the grant, and the cleanup after it deletes the handler's custom
+ * resource, whose read is then refused and its delete reported failed (aws/aws-cdk#37257). The
+ * role keeps the read in its own policy (inside the stage's boundary), which the update leaves as
+ * it was: the handler finds the tag gone and leaves the bucket's runs alone.
+ */
+const keepTagsReadable = (bucket: Bucket): void => {
+  const provider = Stack.of(bucket).node.tryFindChild(`${AUTO_DELETE_RESOURCE_TYPE}CustomResourceProvider`);
+  if (!(provider instanceof CustomResourceProviderBase))
+    throw new Error(`${bucket.node.path}: no ${AUTO_DELETE_RESOURCE_TYPE} provider found to grant s3:GetBucketTagging`);
+  provider.addToRolePolicy({ Effect: 'Allow', Action: 's3:GetBucketTagging', Resource: bucket.bucketArn });
+};
+/** CDK's custom resource type for a bucket's autoDeleteObjects (aws-cdk-lib/aws-s3, BucketAutoDeleteObjects). */
+const AUTO_DELETE_RESOURCE_TYPE = 'Custom::S3AutoDeleteObjects';
+
 export class SmokeCanary extends Construct {
   readonly canary: Canary;
   /** Holds the canary's read key, which the stack mints (docs/deploying.md, "The canary's key"). */
@@ -99,6 +117,7 @@ export class SmokeCanary extends Construct {
       removalPolicy: removalPolicyOf(storage),
       autoDeleteObjects: storage.removalPolicy === 'destroy',
     });
+    if (storage.removalPolicy === 'destroy') keepTagsReadable(artifacts);
     Validations.of(artifacts).acknowledge({
       id: 'AwsSolutions-S1',
       reason:

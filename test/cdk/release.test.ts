@@ -5,18 +5,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPetStoreApp } from '../../infra/app.ts';
+import { permissionsBoundaryName } from '../../infra/ci/permissions-boundary.ts';
 import { alarmDestinationsContextKey } from '../../infra/monitoring/alarm-destinations.ts';
 import { METRIC_DELAY_MINUTES, minutesToAlarm } from '../../infra/monitoring/alarm-settings.ts';
 import { FIRST_DEPLOY_CONTEXT } from '../../infra/stage-deployment.ts';
 import { DEPLOYED_STAGES, stackName, stageSettings } from '../../infra/stages.ts';
 import { FUNCTION_NAMES, type FunctionName } from '../../shared/api/routes.ts';
 import { RELEASE_CHECK_ENV } from '../../shared/release-checks/settings.ts';
-import { type SynthesizedApp, synthesized, TEST_ALARM_DESTINATION } from './support/synth.ts';
+import { ciTemplate, managedPolicyOf } from './support/execution-simulation.ts';
+import { type SynthesizedApp, synthesized, TEST_ALARM_DESTINATION, TEST_ENV } from './support/synth.ts';
 import { grantsOf, render, resource, resourcesOfType } from './support/template.ts';
 
 let app: SynthesizedApp;
@@ -197,6 +200,62 @@ describe('a first deploy', () => {
         ),
         id,
       ).toBe(true);
+  }, 180_000);
+
+  // The next deploy turns retention on and drops the bucket's auto-delete custom resource: in the
+  // update, CloudFormation rewrites the bucket policy (its grant to the handler's role gone) and the
+  // bucket's tags (`aws-cdk:auto-delete-objects` gone); in the cleanup after it, it deletes the
+  // custom resource, whose handler first reads the bucket's tags (GetBucketTagging) to learn that it
+  // must not empty it. With only the bucket policy's grant the read is refused and the cleanup
+  // reports the delete failed (aws/aws-cdk#37257): the handler's role holds the read itself, inside
+  // the stage's boundary. IAM decides as at that moment: the role's own policies, the boundary,
+  // and the later template's bucket policy.
+  test("the second deploy's removal of the bucket's auto-delete handler can still read the bucket's tags", async () => {
+    const first = production({ [FIRST_DEPLOY_CONTEXT]: 'true' }).template;
+    const later = production({}).template;
+    const [handler] = Object.values(first.Resources).filter((r) => r.Type === 'Custom::S3AutoDeleteObjects');
+    const bucketId = handler.Properties.BucketName.Ref as string;
+    const functionId = handler.Properties.ServiceToken['Fn::GetAtt'][0] as string;
+    const roleId = first.Resources[functionId].Properties.Role['Fn::GetAtt'][0] as string;
+    expect(Object.values(later.Resources).some((r) => r.Type === 'Custom::S3AutoDeleteObjects')).toBe(false);
+    const bucket = 'arn:aws:s3:::petstore-production-watchsmokecanaryartifacts-1a2b3c4d5e6f';
+    const own = JSON.parse(
+      JSON.stringify(first.Resources[roleId].Properties.Policies ?? []).replaceAll(
+        JSON.stringify({ 'Fn::GetAtt': [bucketId, 'Arn'] }),
+        JSON.stringify(bucket),
+      ),
+    ) as { PolicyName: string; PolicyDocument: unknown }[];
+    const [laterPolicy] = Object.values(later.Resources).filter(
+      (r) => r.Type === 'AWS::S3::BucketPolicy' && r.Properties.Bucket.Ref === bucketId,
+    );
+    // The Join of the objects' ARN first: it holds the bucket's GetAtt.
+    const resourcePolicy = JSON.parse(
+      JSON.stringify(laterPolicy.Properties.PolicyDocument)
+        .replaceAll(
+          JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] }),
+          JSON.stringify(`${bucket}/*`),
+        )
+        .replaceAll(JSON.stringify({ 'Fn::GetAtt': [bucketId, 'Arn'] }), JSON.stringify(bucket)),
+    );
+    const response = await runSimulation(
+      {
+        request: {
+          principal: `arn:aws:iam::${TEST_ENV.account}:role/PetStore-production-CustomS3AutoDeleteObjectsCusto-AbC`,
+          action: 's3:GetBucketTagging',
+          resource: { resource: bucket, accountId: TEST_ENV.account },
+          contextVariables: { 'aws:SecureTransport': 'true' },
+        },
+        identityPolicies: own.map((p) => ({ name: p.PolicyName, policy: p.PolicyDocument })) as never,
+        permissionBoundaryPolicies: [
+          { name: 'boundary', policy: managedPolicyOf(ciTemplate(app), permissionsBoundaryName('production')) },
+        ] as never,
+        resourcePolicy,
+        serviceControlPolicies: [],
+        resourceControlPolicies: [],
+      },
+      {},
+    );
+    expect(response.resultType === 'error' ? JSON.stringify(response.errors) : response.overallResult).toBe('Allowed');
   }, 180_000);
 
   test('every later deploy of production turns every protection on', () => {
