@@ -143,6 +143,11 @@ export class SmokeCanary extends Construct {
       failureRetentionPeriod: Duration.days(14),
       provisionedResourceCleanup: true,
     });
+    // Where the bucket empties itself on a stack's delete (a teardown, a failed create's rollback),
+    // the canary goes first: deletes run in the reverse order of dependencies, and a run between
+    // the emptying and the canary's delete would leave an object the bucket's delete fails on.
+    const emptying = artifacts.node.tryFindChild('AutoDeleteObjectsCustomResource');
+    if (emptying) this.canary.node.addDependency(emptying);
     this.keySecret.grantRead(role);
     // The first run reads the secret: the role's policies exist before the canary starts.
     this.canary.node.addDependency(role);

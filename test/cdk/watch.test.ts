@@ -51,6 +51,19 @@ describe.each(DEPLOYED_STAGES)('%s', (stage) => {
     });
   });
 
+  // A stack's delete (staging's teardown, a failed first create's rollback) removes resources in
+  // the reverse order of their dependencies (CloudFormation, "DependsOn attribute"): the bucket is
+  // emptied only once the canary is gone, or a run between the emptying and the canary's delete
+  // leaves an object, and the bucket's delete (ROLLBACK_FAILED) fails on it.
+  it("the canary's bucket, where emptied on delete, is emptied only after the canary is gone", () => {
+    const template = app.template(stage);
+    const [canaryId, canary] = only(template, 'AWS::Synthetics::Canary');
+    const emptying = resourcesOfType(template, 'Custom::S3AutoDeleteObjects');
+    if (stageSettings[stage].removalPolicy !== 'destroy') return expect(emptying).toHaveLength(0);
+    expect(emptying).toHaveLength(1);
+    expect([canary.DependsOn ?? []].flat(), canaryId).toContain(emptying[0]![0]);
+  });
+
   it('bundles tools/smoke/canary.ts as the handler the runtime loads: nodejs/node_modules/index.js', () => {
     const [, canary] = only(app.template(stage), 'AWS::Synthetics::Canary');
     const bundle = join(
