@@ -46,8 +46,11 @@ const MAX_LISTEN_AFTER_CLOSE_MS = 5_000;
 const STALL_MS = 30_000;
 
 export interface Pipelines {
-  /** Runs `answer` (which writes a response and closes `socket`) once every earlier request of `socket` is answered. */
-  afterAnswers(socket: Duplex, answer: () => void): void;
+  /**
+   * Runs `answer` (which writes a response and closes `socket`) once every earlier request of
+   * `socket` is answered; with the request it answers in place of, when Node refused that one's body.
+   */
+  afterAnswers(socket: Duplex, answer: (broken?: IncomingMessage) => void): void;
   /** Stops accepting, answers every request received, then closes every connection. */
   close(): Promise<void>;
 }
@@ -173,12 +176,12 @@ export const servePipelined = (
       // body, none.
       const broken = connection.latest?.complete === false ? connection.latest : undefined;
       const slot = broken ? connection.waiting.findIndex((waiting) => waiting.req === broken) : -1;
-      if (slot >= 0) connection.waiting[slot] = { run: answer };
+      if (slot >= 0) connection.waiting[slot] = { run: () => answer(broken) };
       else if (!connection.busy || (broken && connection.current === broken)) {
         connection.busy = true;
         connection.current = undefined;
-        answer();
-      } else connection.waiting.push({ run: answer });
+        answer(broken);
+      } else connection.waiting.push({ run: () => answer() });
     },
 
     close: () =>

@@ -7,8 +7,10 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { type GatewayResponseType, gatewayErrorBody, gatewayResponses } from '../../shared/api/gateway-responses.ts';
 import type { ErrorBody } from '../../shared/api/schemas.ts';
 import type { AccessLogLine } from '../access-log.ts';
+import { accessLogLine, refusedRequestLogLine } from './access-log-line.ts';
 import { GatewayError } from './gateway-error.ts';
 import { closeAfterAnswer, closesConnection } from './request-body.ts';
+import { refusedRequest } from './request-line.ts';
 
 /** The gateway response for `error` (a GatewayError's type, else DEFAULT_5XX), named in the access log line too. */
 export const gatewayErrorResult = (error: unknown, requestId: string, log: AccessLogLine): APIGatewayProxyResult => {
@@ -43,12 +45,32 @@ export const writeResult = (res: ServerResponse, requestId: string, result: APIG
   res.end(body);
 };
 
-/** A gateway response written straight to a connection Node's HTTP server gave up on; then closes it. */
-const answerRaw = (socket: Duplex, type: GatewayResponseType, message: string): void => {
-  const requestId = randomUUID();
-  const body = JSON.stringify(gatewayErrorBody(type, requestId, message));
+/**
+ * A gateway response written straight to a connection Node's HTTP server gave up on, then closed;
+ * its access log line is written once the answer is with the connection, as the gateway's are.
+ */
+const answerRaw = (
+  socket: Duplex,
+  log: AccessLogLine,
+  accessLog: (line: AccessLogLine) => void,
+  type: GatewayResponseType,
+  message: string,
+  detail?: { field: string; message: string },
+): void => {
+  const requestId = log.requestId as string;
+  const errorBody: ErrorBody = gatewayErrorBody(type, requestId, message);
+  if (detail) errorBody.details = [detail];
+  const body = JSON.stringify(errorBody);
   const { status, headers } = gatewayResponses[type];
   const extra = Object.entries(headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`);
+  Object.assign(log, {
+    status,
+    responseLength: Buffer.byteLength(body),
+    responseLatency: Date.now() - (log.requestTimeEpoch as number),
+    errorResponseType: type,
+    errorMessage: message,
+  });
+  socket.once('finish', () => accessLog(log));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nx-amzn-RequestId: ${requestId}\r\n` +
       `${extra.join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -56,30 +78,41 @@ const answerRaw = (socket: Duplex, type: GatewayResponseType, message: string): 
 };
 
 /**
- * What Node's HTTP parser refuses before any handler runs (bytes outside HTTP's
- * grammar in the request line or a header, headers over 16 KiB) still gets the
- * contract's Error body, instead of Node's bare `400`/`431` with no body. A method
- * Node's parser does not know (`FOO`, lower-case `get`) names no route: 404, as API
- * Gateway answers any method it has no resource for.
+ * What Node's HTTP parser refuses before any handler runs (bytes outside HTTP's grammar in the
+ * request line or a header, framing it cannot trust, headers over 16 KiB or not received in
+ * time) still gets the contract's Error body, instead of Node's bare `400`/`431` with no body,
+ * and its access log line. A method Node's parser does not know (`FOO`, lower-case `get`)
+ * names no route: 404, as API Gateway answers any method it has no resource for.
+ * `broken`: the request whose body Node refused (a malformed chunk), which the line names.
  */
-export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+export const answerClientError = (
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  accessLog: (line: AccessLogLine) => void,
+  broken?: IncomingMessage,
+): void => {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  if (error.code === 'HPE_INVALID_METHOD') {
-    answerRaw(socket, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
-    return;
-  }
-  const message =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? 'Request headers are too large'
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 'The request was not received in time'
-        : 'Malformed HTTP request';
-  answerRaw(socket, 'DEFAULT_4XX', message);
+  const log = broken
+    ? accessLogLine(broken, randomUUID(), Date.now())
+    : refusedRequestLogLine(socket, refusedRequest(error), randomUUID(), Date.now());
+  const answer = (type: GatewayResponseType, message: string, detail?: { field: string; message: string }) =>
+    answerRaw(socket, log, accessLog, type, message, detail);
+  if (error.code === 'HPE_INVALID_METHOD') answer('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+  else if (error.code === 'HPE_HEADER_OVERFLOW') answer('DEFAULT_4XX', 'Request headers are too large');
+  else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer('DEFAULT_4XX', 'The request was not received in time');
+  else answer('DEFAULT_4XX', 'Malformed HTTP request');
 };
 
 /** `CONNECT`, which Node hands over as a tunnel request, names no route either: 404. */
-export const answerConnect = (_req: IncomingMessage, socket: Duplex): void =>
-  answerRaw(socket, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+export const answerConnect = (req: IncomingMessage, socket: Duplex, accessLog: (line: AccessLogLine) => void): void => {
+  answerRaw(
+    socket,
+    accessLogLine(req, randomUUID(), Date.now()),
+    accessLog,
+    'MISSING_AUTHENTICATION_TOKEN',
+    'Missing Authentication Token',
+  );
+};

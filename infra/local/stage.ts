@@ -138,6 +138,7 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
     usageFile: join(resolve(options.dataDir), KEY_USAGE_FILE),
   };
   const authorizerCache: GatewayOptions['authorizerCache'] = createAuthorizerCache(options.authorizerCacheTtlSeconds);
+  const accessLog = options.accessLog ?? (() => undefined);
   const gateway = createGateway({
     stage: STAGE,
     functions,
@@ -146,7 +147,7 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
     throttle: options.throttle,
     keyLimits,
     listingCacheTtlSeconds: options.listingCacheTtlSeconds,
-    accessLog: options.accessLog ?? (() => undefined),
+    accessLog,
   });
   // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
   // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
@@ -157,9 +158,9 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
   server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
     error.code === 'ECONNRESET'
       ? socket.destroy()
-      : pipelines.afterAnswers(socket, () => answerClientError(error, socket)),
+      : pipelines.afterAnswers(socket, (broken) => answerClientError(error, socket, accessLog, broken)),
   );
-  server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket)));
+  server.on('connect', (req, socket) => pipelines.afterAnswers(socket, () => answerConnect(req, socket, accessLog)));
   const max = options.maxConnections ?? connectionBudget().api;
   limitConnections(server, {
     max,
