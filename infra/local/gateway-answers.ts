@@ -9,7 +9,7 @@ import type { ErrorBody } from '../../shared/api/schemas.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import { accessLogLine, refusedRequestLogLine } from './access-log-line.ts';
 import { GatewayError } from './gateway-error.ts';
-import { closeAfterAnswer, closesConnection } from './request-body.ts';
+import { closeAfterAnswer, closesConnection, declaresMoreThanPayloadLimit, overPayloadLimit } from './request-body.ts';
 import { refusedRequest } from './request-line.ts';
 
 /** The gateway response for `error` (a GatewayError's type, else DEFAULT_5XX), named in the access log line too. */
@@ -82,7 +82,8 @@ const answerRaw = (
  * request line or a header, framing it cannot trust, headers over 16 KiB or not received in
  * time) still gets the contract's Error body, instead of Node's bare `400`/`431` with no body,
  * and its access log line. A method Node's parser does not know (`FOO`, lower-case `get`)
- * names no route: 404, as API Gateway answers any method it has no resource for.
+ * names no route: 404, as API Gateway answers any method it has no resource for, unless it
+ * declared a body over the payload limit (413 before anything else, as for any other request).
  * `broken`: the request whose body Node refused (a malformed chunk), which the line names.
  */
 export const answerClientError = (
@@ -95,24 +96,25 @@ export const answerClientError = (
     socket.destroy();
     return;
   }
+  const refused = refusedRequest(error);
   const log = broken
     ? accessLogLine(broken, randomUUID(), Date.now())
-    : refusedRequestLogLine(socket, refusedRequest(error), randomUUID(), Date.now());
+    : refusedRequestLogLine(socket, refused.line, randomUUID(), Date.now());
   const answer = (type: GatewayResponseType, message: string, detail?: { field: string; message: string }) =>
     answerRaw(socket, log, accessLog, type, message, detail);
-  if (error.code === 'HPE_INVALID_METHOD') answer('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
-  else if (error.code === 'HPE_HEADER_OVERFLOW') answer('DEFAULT_4XX', 'Request headers are too large');
+  if (error.code === 'HPE_INVALID_METHOD') {
+    if (overPayloadLimit(refused.declaredLength)) answer('REQUEST_TOO_LARGE', 'Request Too Long');
+    else answer('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+    return;
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') answer('DEFAULT_4XX', 'Request headers are too large');
   else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer('DEFAULT_4XX', 'The request was not received in time');
   else answer('DEFAULT_4XX', 'Malformed HTTP request');
 };
 
-/** `CONNECT`, which Node hands over as a tunnel request, names no route either: 404. */
+/** `CONNECT`, which Node hands over as a tunnel request, names no route either: 404 (or 413, as above). */
 export const answerConnect = (req: IncomingMessage, socket: Duplex, accessLog: (line: AccessLogLine) => void): void => {
-  answerRaw(
-    socket,
-    accessLogLine(req, randomUUID(), Date.now()),
-    accessLog,
-    'MISSING_AUTHENTICATION_TOKEN',
-    'Missing Authentication Token',
-  );
+  const log = accessLogLine(req, randomUUID(), Date.now());
+  if (declaresMoreThanPayloadLimit(req)) answerRaw(socket, log, accessLog, 'REQUEST_TOO_LARGE', 'Request Too Long');
+  else answerRaw(socket, log, accessLog, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
 };

@@ -65,8 +65,10 @@ const declaredLength = (req: IncomingMessage): number | undefined => {
   return value === undefined ? undefined : Number(value);
 };
 
-export const declaresMoreThanPayloadLimit = (req: IncomingMessage): boolean =>
-  (declaredLength(req) ?? 0) > MAX_PAYLOAD_BYTES;
+/** Whether a declared body size is over API Gateway's payload limit (a request Node refused has no IncomingMessage). */
+export const overPayloadLimit = (length: number | undefined): boolean => (length ?? 0) > MAX_PAYLOAD_BYTES;
+
+export const declaresMoreThanPayloadLimit = (req: IncomingMessage): boolean => overPayloadLimit(declaredLength(req));
 
 /**
  * Whether the answer to `req` must close the connection: part of its body is still unread

@@ -150,6 +150,18 @@ describe('framing Node cannot trust: 400, one access log line naming the request
   });
 });
 
+describe('a declared body over 10 MiB: 413 before anything else, whatever the method', () => {
+  test.each([
+    ['PATCH', '/v1/pets'],
+    ['FOO', '/v1/pets'],
+    ['CONNECT', '127.0.0.1:1'],
+  ])('%s', async (method, path) => {
+    const { text } = await raw(`${method} ${path} HTTP/1.1\r\n${auth()}Content-Length: 20000000\r\n\r\n`);
+    const line = await answeredAndLogged(text, 413, 'PAYLOAD_TOO_LARGE');
+    expect(line).toMatchObject({ httpMethod: method, path, errorResponseType: 'REQUEST_TOO_LARGE' });
+  });
+});
+
 test('pipelined: the request before a refused one is answered first, and each has its line', async () => {
   const { text } = await raw(
     `GET /v1/pets?limit=1 HTTP/1.1\r\n${auth()}\r\nFOO /v1/pets HTTP/1.1\r\n${auth()}Connection: close\r\n\r\n`,
