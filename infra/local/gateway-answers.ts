@@ -9,7 +9,13 @@ import type { ErrorBody } from '../../shared/api/schemas.ts';
 import type { AccessLogLine } from '../access-log.ts';
 import { accessLogLine, refusedRequestLogLine } from './access-log-line.ts';
 import { GatewayError } from './gateway-error.ts';
-import { closeAfterAnswer, closesConnection, declaresMoreThanPayloadLimit, overPayloadLimit } from './request-body.ts';
+import {
+  closeAfterAnswer,
+  closesConnection,
+  declaresMoreThanPayloadLimit,
+  HEADERS_NOT_RECEIVED,
+  overPayloadLimit,
+} from './request-body.ts';
 import { refusedRequest } from './request-line.ts';
 
 /** The gateway response for `error` (a GatewayError's type, else DEFAULT_5XX), named in the access log line too. */
@@ -79,9 +85,9 @@ const answerRaw = (
 
 /**
  * What Node's HTTP parser refuses before any handler runs (bytes outside HTTP's grammar in the
- * request line or a header, framing it cannot trust, headers over 16 KiB or not received in
- * time) still gets the contract's Error body, instead of Node's bare `400`/`431` with no body,
- * and its access log line. A method Node's parser does not know (`FOO`, lower-case `get`)
+ * request line or a header, framing it cannot trust, headers over 16 KiB or later than
+ * HEADERS_TIMEOUT) still gets the contract's Error body, instead of Node's bare `400`/`431` with
+ * no body, and its access log line. A method Node's parser does not know (`FOO`, lower-case `get`)
  * names no route: 404, as API Gateway answers any method it has no resource for, unless it
  * declared a body over the payload limit (413 before anything else, as for any other request).
  * `broken`: the request whose body Node refused (a malformed chunk), which the line names.
@@ -108,7 +114,13 @@ export const answerClientError = (
     return;
   }
   if (error.code === 'HPE_HEADER_OVERFLOW') answer('DEFAULT_4XX', 'Request headers are too large');
-  else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') answer('DEFAULT_4XX', 'The request was not received in time');
+  // Node raises this for its requestTimeout too (300 s for a whole request), which a body being read
+  // never reaches (cut at 10 s: request-body.ts): the headers', but for a body that waited minutes for its turn.
+  else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    answer('DEFAULT_4XX', `request headers ${HEADERS_NOT_RECEIVED}`, {
+      field: 'headers',
+      message: HEADERS_NOT_RECEIVED,
+    });
   else answer('DEFAULT_4XX', 'Malformed HTTP request');
 };
 

@@ -26,6 +26,14 @@ const LINGER_MS = 5_000;
  * requestTimeout (300 s) and, with enough of them, every other key's POST waited as long.
  */
 const BODY_READ_TIMEOUT_MS = 10_000;
+/**
+ * Node's limit on the time a request's headers may take, made the body's: its own (headersTimeout,
+ * 60 s, checked every connectionsCheckingInterval, 30 s) answered headers that stopped coming
+ * after 60 to 90 s. Checked every second, they are refused 10 to 11 s after the request began.
+ */
+export const HEADERS_TIMEOUT = { headersTimeout: BODY_READ_TIMEOUT_MS, connectionsCheckingInterval: 1_000 } as const;
+/** The contract's `details` message for the field `headers`, when they did not come in time. */
+export const HEADERS_NOT_RECEIVED = `were not received within ${BODY_READ_TIMEOUT_MS / 1000} s`;
 /** Node's own reading of `Expect` (its `continueExpression`): what it does not take for 100-continue it would answer with a bare 417. */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 

@@ -29,7 +29,7 @@ import { KEY_USAGE_FILE } from './key-usage.ts';
 import { type FunctionConcurrency, loadFunction, prepareRuntime } from './lambda-runtime.ts';
 import { type ManagementEndpoint, startManagementEndpoint } from './management.ts';
 import { osUser } from './os-user.ts';
-import { awaitingBody } from './request-body.ts';
+import { awaitingBody, HEADERS_TIMEOUT } from './request-body.ts';
 
 export const STAGE = 'local';
 
@@ -151,7 +151,7 @@ export const createStageServer = async (options: GatewaySettings, opened?: Promi
   });
   // Node would refuse an HTTP/1.1 request without Host with a bare 400 and no body; the gateway
   // answers it like any other (its routes do not depend on Host), so it gets the Error body too.
-  const server = createServer({ requireHostHeader: false });
+  const server = createServer({ requireHostHeader: false, ...HEADERS_TIMEOUT });
   const listener = opened ? heldUntil(opened, gateway) : gateway;
   const pipelines = servePipelined(server, listener, options.pipelineDepth ?? LOCAL_PIPELINE_DEPTH);
   // What Node answers outside a request goes after the answers to the requests before it.

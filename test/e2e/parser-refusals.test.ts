@@ -172,3 +172,24 @@ test('pipelined: the request before a refused one is answered first, and each ha
   expect(served).toMatchObject([{ httpMethod: 'GET', status: 200 }]);
   expect(refused).toMatchObject([{ httpMethod: 'FOO', path: '/v1/pets', status: 404 }]);
 });
+
+// At `npm start`'s own 10 s (the body's): Node's default refused them after 60 to 90 s.
+test('headers that do not arrive within 10 s: the body timeout’s 400, and one line each', async () => {
+  const stalled = [
+    `GET /v1/pets HTTP/1.1\r\n${auth()}`, // the blank line never comes
+    'GET /v1/pe', // nor the end of the request line
+  ];
+  const replies = await Promise.all(stalled.map((request) => raw(request, { endAfterMs: 20_000 })));
+  for (const { text, ms } of replies) {
+    expect(ms).toBeGreaterThanOrEqual(9_900);
+    expect(ms).toBeLessThan(12_500);
+    const line = await answeredAndLogged(text, 400, 'BAD_REQUEST');
+    const [answer] = answersIn(text);
+    expect(answer!.body).toMatchObject({
+      message: 'request headers were not received within 10 s',
+      details: [{ field: 'headers', message: 'were not received within 10 s' }],
+    });
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+    expect(line).toMatchObject({ errorResponseType: 'DEFAULT_4XX', errorMessage: answer!.body.message });
+  }
+}, 25_000);
