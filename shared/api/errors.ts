@@ -3,6 +3,7 @@
 // fixed text and headers are stated here once (ERRORS); the typed errors below and the
 // errors API Gateway answers by itself (shared/api/gateway-responses.ts) are made from it.
 import type { z } from 'zod/mini';
+import { escapeControlCharacters } from './control-characters.ts';
 import type { ErrorCode, ErrorDetail } from './schemas.ts';
 
 /** Seconds a client should wait before retrying a 409, a 429 or a 503. */
@@ -131,7 +132,11 @@ export class GatewayTimeoutError extends HttpError {
 export const validationError = (error: z.core.$ZodError, location?: string): BadRequestError => {
   const all: ErrorDetail[] = error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), message: 'is not allowed' }));
+      return issue.keys.map((key) => ({
+        // A name the client chose, echoed: its control characters escaped, as no animal's name may hold one.
+        field: escapeControlCharacters([...issue.path, key].join('.')),
+        message: 'is not allowed',
+      }));
     }
     return [{ field: issue.path.join('.') || (location ?? 'request'), message: issue.message }];
   });

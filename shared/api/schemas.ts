@@ -9,6 +9,7 @@
 // functions (`z.optional(x)`, `.check(z.gte(1))`) instead of chained methods, and
 // `.register(z.globalRegistry, …)` instead of `.meta()`.
 import * as z from 'zod/mini';
+import { CONTROL_CHARACTER } from './control-characters.ts';
 
 // No generated parsers (zod's JIT compiles each object schema with `new Function` on its
 // first parse): for these small shapes interpreting is faster, first parse (1.7 against
@@ -52,11 +53,6 @@ export const PetStatus = /* @__PURE__ */ z
 export type PetStatus = z.infer<typeof PetStatus>;
 
 const nameMessage = `must be a string of 1 to ${NAME_MAX_LENGTH} characters`;
-/**
- * C0, DEL and C1 (Unicode's general category Cc is exactly U+0000–U+001F and U+007F–U+009F): what a
- * terminal may take for (part of) an escape sequence (ESC is U+001B, CSI U+009B).
- */
-const CONTROL_CHARACTER = /\p{Cc}/u;
 const controlMessage = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F)';
 // Length counts code points, so an emoji is one character, not two UTF-16 units.
 const Name = /* @__PURE__ */ z

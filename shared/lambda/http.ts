@@ -1,6 +1,7 @@
 // Reading REST (v1) proxy events and shaping proxy results.
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { z } from 'zod/mini';
+import { escapeControlCharacters } from '../api/control-characters.ts';
 import { BadRequestError, UnsupportedMediaTypeError, validationError } from '../api/errors.ts';
 import { API_VERSION_PATH } from '../api/routes.ts';
 
@@ -66,8 +67,9 @@ export const parseQuery = <S extends z.ZodMiniType>(event: APIGatewayProxyEvent,
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (!values?.length) continue;
     if (values.length > 1) {
-      throw new BadRequestError(`${name} must be given at most once`, [
-        { field: name, message: 'must be given at most once' },
+      const field = escapeControlCharacters(name); // the client's text, echoed
+      throw new BadRequestError(`${field} must be given at most once`, [
+        { field, message: 'must be given at most once' },
       ]);
     }
     single[name] = values[0]!;

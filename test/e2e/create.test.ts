@@ -206,6 +206,14 @@ describe('fields', () => {
     const both = expectBadRequest(await postPet(server, { ...valid, tags: [], photoUrls: [] }), 'tags');
     expect(both.details!.map((d) => d.field)).toContain('photoUrls');
   });
+
+  // A field's name is the client's text, echoed in the Error body: as for an animal's name, no
+  // control character (ESC, CSI: a terminal escape sequence) reaches whoever prints the message.
+  it('a field named with control characters is named by their escapes', async () => {
+    const error = expectBadRequest(await postPet(server, { ...valid, 'f\u001b[2Jo\u009b': 5 }), 'f\\u001b[2Jo\\u009b');
+    expect(`${error.message}${JSON.stringify(error.details)}`.replaceAll('\\u', '')).not.toMatch(/\p{Cc}/u);
+    expect(error.message).toBe('f\\u001b[2Jo\\u009b is not allowed');
+  });
 });
 
 /**

@@ -77,6 +77,17 @@ describe('limit', () => {
   }
 });
 
+describe('a parameter the API does not know', () => {
+  // Ignored once; given twice, 400 naming it (every parameter at most once). Its name is the
+  // client's text, echoed in the Error body: named by the escapes of its control characters, never
+  // with them (as no animal's name may hold one).
+  it('is 400 when repeated, named with its control characters escaped', async () => {
+    expect((await list('?li%1B%5B2Jmit=5')).status).toBe(200);
+    const error = expectBadRequest(await list('?li%1B%5B2Jmit=5&li%1B%5B2Jmit=6'), 'li\\u001b[2Jmit');
+    expect(error.message.replaceAll('\\u', '')).not.toMatch(/\p{Cc}/u);
+  });
+});
+
 describe('status', () => {
   for (const [label, query] of [
     ['in another case', '?status=Available'],

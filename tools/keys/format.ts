@@ -2,6 +2,7 @@
 // and `list` as an aligned table (or JSON, for scripts).
 
 import type { KeyLimits } from '../../infra/stages.ts';
+import { escapeControlCharacters } from '../../shared/api/control-characters.ts';
 import { isExpired, type KeyScope, LAST_USE_RESOLUTION_MS } from '../../shared/domain/api-keys.ts';
 import type { KeyChange, KeyRecord } from '../../shared/domain/stores.ts';
 
@@ -79,13 +80,8 @@ export const listEntry = (record: KeyRecord, limits: KeyLimits, cacheTtlSeconds:
   };
 };
 
-/**
- * Anyone's text (a label, a user name, a reason) as a terminal may show it: each control character
- * (\p{Cc}: C0, DEL and C1, ESC and CSI among them) as its `\uXXXX` escape, so that none clears the
- * screen or rewrites the lines above it.
- */
-export const printable = (text: string): string =>
-  text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** Anyone's text (a label, a user name, a reason) as a terminal may show it. */
+export const printable = escapeControlCharacters;
 
 /** `2026-11-24 08:13Z`: to the minute, in UTC, as wide as every other. */
 const minute = (iso: string | null): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z` : '-');
