@@ -10,13 +10,18 @@
 // UPDATE_COMPLETE, UPDATE_ROLLBACK_COMPLETE, IMPORT_*: the RollbackStack API reference,
 // https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_RollbackStack.html).
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Listening, listenOnLoopback } from '../../tools/harness/loopback.ts';
 
 /** What the stand-in says of the stack: a StackStatus, 'missing', or an error code. */
 let answer: string = 'missing';
 const asked: string[] = [];
+/** The region each request was signed for: SigV4's credential scope names it (…/<date>/<region>/cloudformation/aws4_request). */
+const signedFor: string[] = [];
 let cloudFormation: Listening;
 beforeAll(async () => {
   const server = createServer((req, res) => {
@@ -24,6 +29,9 @@ beforeAll(async () => {
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       asked.push(body);
+      signedFor.push(
+        /Credential=[^/]+\/\d{8}\/([^/]+)\/cloudformation\//.exec(req.headers.authorization ?? '')?.[1] ?? '',
+      );
       const stackName = new URLSearchParams(body).get('StackName');
       const error = (code: string, message: string, status = 400) => {
         res.writeHead(status, { 'Content-Type': 'text/xml' });
@@ -44,13 +52,14 @@ beforeAll(async () => {
 });
 afterAll(() => cloudFormation.close());
 
-const deploy = (...args: string[]) =>
+const deployWith = (env: Record<string, string>, ...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
     execFile(
       process.execPath,
       ['tools/deploy/cli.ts', '--dry-run', ...args],
       {
         env: {
+          ...env,
           PATH: process.env.PATH,
           AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
           AWS_SECRET_ACCESS_KEY: 'example',
@@ -65,6 +74,7 @@ const deploy = (...args: string[]) =>
         done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );
+const deploy = (...args: string[]) => deployWith({}, ...args);
 
 const commands = (stdout: string) =>
   stdout
@@ -137,5 +147,56 @@ describe('npm run deploy --dry-run', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/AccessDenied/);
     expect(commands(result.stdout)).toEqual([]);
+  });
+
+  // A stage pinned to its region (PETSTORE_AWS_REGION_<STAGE>, docs/deploying.md) is read where it
+  // is: asked in the caller's default region, CloudFormation says "does not exist" of a live stack,
+  // and the first deploy (protections off) would run over it. The pipeline's deploy jobs synthesize
+  // nothing: the assembly names the region it was synthesized for (its manifest's environment).
+  describe("a stage pinned to a region other than the caller's", () => {
+    const pinned = { PETSTORE_AWS_ACCOUNT_PRODUCTION: '123456789012', PETSTORE_AWS_REGION_PRODUCTION: 'us-east-2' };
+    let assembly: string;
+    beforeAll(() => {
+      assembly = mkdtempSync(join(tmpdir(), 'petstore-assembly-'));
+      writeFileSync(
+        join(assembly, 'manifest.json'),
+        JSON.stringify({
+          version: '48.0.0',
+          artifacts: {
+            'PetStore-production': { type: 'aws:cloudformation:stack', environment: 'aws://123456789012/us-east-2' },
+          },
+        }),
+      );
+    });
+    afterAll(() => rmSync(assembly, { recursive: true, force: true }));
+
+    test('pinned in the environment: its status is read in the pinned region', async () => {
+      answer = 'UPDATE_COMPLETE';
+      const result = await deployWith(pinned, '--stage', 'production');
+      expect(result.code, result.stderr).toBe(0);
+      expect(signedFor.at(-1)).toBe('us-east-2');
+    });
+
+    test("pinned in the pipeline's assembly only: its status is read in the assembly's region", async () => {
+      answer = 'UPDATE_COMPLETE';
+      const result = await deploy('--stage', 'production', '--assembly', assembly, '--first-deploy-assembly', assembly);
+      expect(result.code, result.stderr).toBe(0);
+      expect(signedFor.at(-1)).toBe('us-east-2');
+    });
+
+    test('an assembly for another region than the environment pins is refused', async () => {
+      const result = await deployWith(
+        { ...pinned, PETSTORE_AWS_REGION_PRODUCTION: 'eu-central-1' },
+        '--stage',
+        'production',
+        '--assembly',
+        assembly,
+        '--first-deploy-assembly',
+        assembly,
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(/us-east-2/);
+      expect(commands(result.stdout)).toEqual([]);
+    });
   });
 });

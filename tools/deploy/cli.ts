@@ -1,11 +1,14 @@
 // npm run deploy -- --stage staging|production [--assembly cdk.out --first-deploy-assembly
 // cdk.out.first] [--outputs-file outputs.json] [--dry-run]: the one command that deploys a stage,
 // first time or not (docs/deploying.md). It asks CloudFormation whether the stack exists, with
-// the caller's credentials and region, and runs the plan of tools/deploy/plan.ts; --dry-run
+// the caller's credentials, in the region the deploy goes to (the assembly's or the stage's pin,
+// else the caller's), and runs the plan of tools/deploy/plan.ts; --dry-run
 // prints the plan and runs nothing. The pipeline (.github/workflows/staging.yml, release.yml) runs it too.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { stageEnvironment } from '../../infra/stage-deployment.ts';
+import { stageEnvironment, stageRegionEnvVar } from '../../infra/stage-deployment.ts';
 import { DEPLOYED_STAGES, type DeployedStage, stackName } from '../../infra/stages.ts';
 import { awsSetupProblem } from '../aws-setup.ts';
 import { planDeploy, RefusedDeploy } from './plan.ts';
@@ -62,11 +65,15 @@ const stage = values.stage as DeployedStage | undefined;
 if (stage === undefined || !DEPLOYED_STAGES.includes(stage))
   fail(`--stage must be one of ${DEPLOYED_STAGES.join(', ')}\n\n${USAGE}`);
 
-/** The stack's status, or undefined when CloudFormation says it does not exist. */
-const stackStatus = async (stage: DeployedStage): Promise<string | undefined> => {
+/**
+ * The stack's status in `region`, the deploy's, or undefined when CloudFormation says it does not
+ * exist there: asked in another region, it would say so of a live stack, and the first deploy
+ * (protections off) would run over it.
+ */
+const stackStatus = async (stage: DeployedStage, region: string): Promise<string | undefined> => {
   const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
   try {
-    const { Stacks } = await new CloudFormationClient({}).send(
+    const { Stacks } = await new CloudFormationClient({ region }).send(
       new DescribeStacksCommand({ StackName: stackName(stage) }),
     );
     return Stacks?.[0]?.StackStatus ?? fail(`CloudFormation described ${stackName(stage)} without a status`);
@@ -83,10 +90,34 @@ const stackStatus = async (stage: DeployedStage): Promise<string | undefined> =>
   }
 };
 
-/** The region the deploy goes to: the stage's pinned one, else the caller's (as the CDK CLI takes it). */
+/**
+ * The region an assembly's stack was synthesized for (`aws://<account>/<region>` in its manifest),
+ * when it names one: a pinned stage's, which `cdk deploy --app` deploys to whatever the environment
+ * says now (the pipeline's deploy jobs set no pin of their own). Undefined for an agnostic stack, or
+ * no manifest (cdk then says what is wrong with the assembly).
+ */
+const assemblyRegion = (assembly: string | undefined, stage: DeployedStage): string | undefined => {
+  if (assembly === undefined || !existsSync(join(assembly, 'manifest.json'))) return undefined;
+  const manifest = JSON.parse(readFileSync(join(assembly, 'manifest.json'), 'utf8')) as {
+    artifacts?: Record<string, { environment?: string }>;
+  };
+  const region = /^aws:\/\/[^/]+\/(.+)$/.exec(manifest.artifacts?.[stackName(stage)]?.environment ?? '')?.[1];
+  return region === undefined || region === 'unknown-region' ? undefined : region;
+};
+
+/**
+ * The region the deploy goes to: the assemblies', the stage's pinned one (which must agree with
+ * them), else the caller's (as the CDK CLI takes it).
+ */
 const deployRegion = async (stage: DeployedStage): Promise<string> => {
   const pinned = stageEnvironment(stage)?.region;
-  if (pinned !== undefined) return pinned;
+  const synthesized = [values.assembly, values['first-deploy-assembly']].map((dir) => assemblyRegion(dir, stage));
+  const named = [...new Set([...synthesized, pinned].filter((region) => region !== undefined))];
+  if (named.length > 1)
+    return fail(
+      `${stackName(stage)} would deploy to more than one region (${named.join(', ')}): the assemblies and ${stageRegionEnvVar(stage)} must name the same one`,
+    );
+  if (named[0] !== undefined) return named[0];
   const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
   return new CloudFormationClient({}).config
     .region()
@@ -99,9 +130,10 @@ const deployRegion = async (stage: DeployedStage): Promise<string> => {
 
 const main = async (stage: DeployedStage) => {
   // Before any call that changes anything: a region the stack cannot be created in.
-  const refusal = regionRefusal(await deployRegion(stage));
+  const region = await deployRegion(stage);
+  const refusal = regionRefusal(region);
   if (refusal !== undefined) return fail(refusal);
-  const status = await stackStatus(stage);
+  const status = await stackStatus(stage, region);
   let plan: ReturnType<typeof planDeploy>;
   try {
     plan = planDeploy(
