@@ -3,10 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-interface Step {
+export interface Step {
   name?: string;
   uses?: string;
   run?: string;
+  /** GitHub's `shell:`; unset, a Linux runner's default (`bash -e {0}`). */
+  shell?: string;
   with?: Record<string, string>;
   env?: Record<string, string>;
 }

@@ -5,7 +5,10 @@
 // before, one deploy per stage at a time, the same assembly everywhere, an AWS token only where
 // a deploy, a smoke run or the diff needs one, and no GitHub environment (none on a free plan's
 // private repository).
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CI_ROLES, DEPLOY_WORKFLOWS } from '../../infra/ci/github.ts';
@@ -184,8 +187,33 @@ describe('ci.yml (pull requests)', () => {
     expect(runs(jobs.checks!)).toContain('bash .ci/run');
     const diff = runs(jobs.diff!);
     for (const stack of ['PetStore-staging', 'PetStore-production']) expect(diff).toContain(stack);
-    expect(diff).toContain('npx cdk diff "$stack" --method template');
+    expect(diff).toContain('npx cdk diff "$stack" -e --method template');
     expect(diff).toContain('$GITHUB_STEP_SUMMARY');
+  });
+
+  // The step as a runner runs it ("jobs.<job_id>.steps[*].shell": unset, `bash -e {0}`, whose pipe
+  // ends with tee's status; `bash`, `bash --noprofile --norc -eo pipefail {0}`), with an `npx` that
+  // fails for one stack: the check goes red, and the other stack's diff is still in the summary.
+  it('a diff that fails fails the step, after both stacks were tried', () => {
+    const step = jobs.diff!.steps!.find((s) => s.name === 'cdk diff')!;
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-diff-step-'));
+    try {
+      writeFileSync(join(dir, 'npx'), '#!/bin/sh\necho "diff of $3"\n[ "$3" != PetStore-staging ]\n', { mode: 0o755 });
+      writeFileSync(join(dir, 'script.sh'), step.run!);
+      const shell =
+        step.shell === 'bash' ? ['--noprofile', '--norc', '-eo', 'pipefail'] : step.shell === undefined ? ['-e'] : [];
+      expect(shell.length, `shell: ${step.shell}`).toBeGreaterThan(0);
+      const run = spawnSync('bash', [...shell, join(dir, 'script.sh')], {
+        env: { PATH: `${dir}:${process.env.PATH}`, GITHUB_STEP_SUMMARY: join(dir, 'summary.md') },
+        encoding: 'utf8',
+      });
+      expect(run.status, run.stdout + run.stderr).not.toBe(0);
+      const summary = readFileSync(join(dir, 'summary.md'), 'utf8');
+      expect(summary).toContain('diff of PetStore-staging');
+      expect(summary).toContain('diff of PetStore-production');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('assumes the diff role only, and never for a fork', () => {
