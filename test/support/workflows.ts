@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-export interface Step {
+interface Step {
   name?: string;
   uses?: string;
   run?: string;
