@@ -68,6 +68,12 @@ const bootstrapRole = (qualifier: string, kind: string): string =>
 /** A stack of this account in any region. */
 const stackArn = (name: string): string => `arn:${Aws.PARTITION}:cloudformation:*:${Aws.ACCOUNT_ID}:stack/${name}/*`;
 
+/**
+ * A deploy job's session: the workflows ask for as long (role-duration-seconds) and stop their
+ * deploy jobs before it ends (timeout-minutes), test/cdk/ci-stack.test.ts holds them to it.
+ */
+const DEPLOY_SESSION = Duration.hours(2);
+
 export class CiStack extends Stack {
   readonly provider: IOidcProvider;
   readonly diffRole: Role;
@@ -100,13 +106,14 @@ export class CiStack extends Stack {
       conditions: Record<string, Record<string, string>>,
       description: string,
       statements: PolicyStatement[],
+      maxSessionDuration = Duration.hours(1),
     ) =>
       new Role(this, roleName, {
         roleName,
         description,
         // A workflow job's token, from this repository, with exactly these claims (infra/ci/github.ts).
         assumedBy: new FederatedPrincipal(this.provider.oidcProviderArn, conditions, 'sts:AssumeRoleWithWebIdentity'),
-        maxSessionDuration: Duration.hours(1),
+        maxSessionDuration,
         inlinePolicies: { access: new PolicyDocument({ statements }) },
       });
 
@@ -162,6 +169,9 @@ export class CiStack extends Stack {
               ],
             }),
           ],
+          // Longer than a deploy job may run (its timeout-minutes): the CDK CLI refreshes the
+          // bootstrap roles' credentials from these, and a first deploy is two deploys.
+          DEPLOY_SESSION,
         ),
       ]),
     );

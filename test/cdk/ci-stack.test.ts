@@ -133,9 +133,26 @@ describe('trust', () => {
     );
   });
 
-  it('each session lasts at most an hour', () => {
-    for (const [, role] of resourcesOfType(template, 'AWS::IAM::Role'))
-      expect(role.Properties!.MaxSessionDuration).toBe(3600);
+  // A deploy's CDK CLI assumes the bootstrap's roles with the job's credentials and refreshes them as
+  // they run out: credentials that expire before the job ends fail a deploy CloudFormation goes on
+  // with (a first deploy is two; production's release waits out its canary). The job's session:
+  // configure-aws-credentials' role-duration-seconds (3,600 s unless set, its README), at most the
+  // role's MaxSessionDuration (IAM's maximum session duration); the job: its timeout-minutes.
+  it("a deploy job's credentials outlive the job; every other session lasts at most an hour", () => {
+    const roles = new Map(
+      resourcesOfType(template, 'AWS::IAM::Role').map(([, r]) => [
+        r.Properties!.RoleName as string,
+        r.Properties!.MaxSessionDuration as number,
+      ]),
+    );
+    for (const stage of DEPLOYED_STAGES) {
+      const job = workflow(DEPLOY_WORKFLOWS[stage] as 'staging.yml' | 'release.yml').jobs[`deploy-${stage}`]!;
+      const configure = job.steps!.find((step) => step.uses?.startsWith('aws-actions/configure-aws-credentials@'))!;
+      const session = Number(configure.with?.['role-duration-seconds'] ?? 3600);
+      expect(session, stage).toBeGreaterThan(job['timeout-minutes']! * 60);
+      expect(session, stage).toBeLessThanOrEqual(roles.get(CI_ROLES.deploy(stage))!);
+    }
+    expect(roles.get(CI_ROLES.diff)).toBe(3600);
   });
 });
 

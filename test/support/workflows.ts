@@ -21,6 +21,7 @@ export interface Job {
   permissions?: Record<string, string>;
   concurrency?: { group: string; 'cancel-in-progress': boolean };
   if?: string;
+  'timeout-minutes'?: number;
   steps?: Step[];
 }
 export interface Workflow {
