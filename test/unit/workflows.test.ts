@@ -91,6 +91,9 @@ describe('deliver.yml (a push to main), release.yml (by hand) and staging.yml (w
     expect(runs(staging.jobs.synth!)).toContain('npx cdk synth --quiet -c firstDeploy=true --output cdk.out.first');
     const upload = staging.jobs.synth!.steps!.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
     expect(upload.with).toMatchObject({ name: expr('env.ASSEMBLY'), path: 'cdk.out\ncdk.out.first\n' });
+    // "Re-run all jobs" runs synth again in the same run, whose artifact of that name v4 refuses
+    // (409 Conflict) unless told to replace it (upload-artifact's docs/MIGRATION.md, "Overwriting").
+    expect(upload.with?.overwrite).toBe(true);
     // The same name in the release's production job: the artifact of the same run.
     for (const file of [staging, release]) expect(file.env?.ASSEMBLY).toBe(`cloud-assembly-${expr('github.sha')}`);
     for (const [stage, job] of [
