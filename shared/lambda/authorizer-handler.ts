@@ -61,13 +61,14 @@ const beginState = (request: AuthorizerRequest, traceId: string | undefined): In
 const stateOf = (request: AuthorizerRequest): InvocationState => request[STATE] ?? beginState(request, undefined);
 
 /** How the invocation's trace (if Lambda sampled it) ends: a refused key is an answer, not a fault. */
-const endTraceOf = ({ error }: AuthorizerRequest): Promise<void> | undefined =>
-  isTraced() ? endTrace(error instanceof KeyRefused ? {} : { error }) : undefined;
+const endTraceOf = ({ error }: AuthorizerRequest): void => {
+  if (isTraced()) endTrace(error instanceof KeyRefused ? {} : { error });
+};
 
 /**
  * The chain's one middleware: the trace and the invocation's telemetry, in the order two middlewares
- * ran them before (the trace opened first and sent last), one call per step, with no await unless a
- * trace is sent. The policy names only the key id; still, a trace needs no copy of it. The event is
+ * ran them before (the trace opened first and sent last), one call per step, with no await, a trace
+ * sent or not. The policy names only the key id; still, a trace needs no copy of it. The event is
  * the token: nothing hands it to the Logger (no injectLambdaContext, logFault).
  */
 const authorizerMiddleware = (): AuthorizerMiddleware => ({
@@ -90,7 +91,7 @@ const authorizerMiddleware = (): AuthorizerMiddleware => ({
       },
       metrics,
     );
-    return endTraceOf(request);
+    endTraceOf(request);
   },
   onError: (request: AuthorizerRequest) => {
     const { event, error } = request;
@@ -110,13 +111,14 @@ const authorizerMiddleware = (): AuthorizerMiddleware => ({
         },
         [...metrics, metric('authFailures', { reason: error.reason })],
       );
-      return endTraceOf(request);
+      endTraceOf(request);
+      return;
     }
     annotateTrace(invocation, { operation: AUTHORIZER_OPERATION });
     const version = codeVersion(invocation.context);
     logFault(invocation, 'authorizer fault', error, version);
     logAuthorizerSummary(invocation, { outcome: 'error', latencyMs, methodArn: event.methodArn, ...version }, metrics);
-    return endTraceOf(request);
+    endTraceOf(request);
   },
 });
 

@@ -221,14 +221,15 @@ const answerHeaders = (deprecation: Deprecation | undefined) => {
   };
 };
 
-/** How the invocation's trace (if Lambda sampled it) ends; undefined, with nothing to wait for, when untraced. */
-const endTraceOf = (request: HttpRequest): Promise<void> | undefined =>
-  isTraced() ? endTrace({ status: request.response?.statusCode ?? 500, error: request.error }) : undefined;
+/** How the invocation's trace ends, if Lambda sampled it: nothing to wait for (xray.ts). */
+const endTraceOf = (request: HttpRequest): void => {
+  if (isTraced()) endTrace({ status: request.response?.statusCode ?? 500, error: request.error });
+};
 
 /**
  * The chain's one middleware: the trace, the request's telemetry, the Error body, the answer's
  * headers and the limits, in the order separate middlewares ran them before (one object, so that
- * middy makes one call per step, with no await unless a trace is sent). In order:
+ * middy makes one call per step, with no await, a trace sent or not). In order:
  * before: the trace opens (first, so that its handler subsegment holds the annotations and the
  * DynamoDB calls), the invocation begins, a deprecated call is counted per key id, the limits
  * are checked; after: the headers, the summary line, the trace closes; on error: the Error body
@@ -253,14 +254,14 @@ const httpMiddleware = (operation: OperationId, deprecation: Deprecation | undef
     after: (request: HttpRequest) => {
       addHeaders(request);
       summarize(operation, metrics, request, stateOf(request));
-      return endTraceOf(request);
+      endTraceOf(request);
     },
     onError: (request: HttpRequest) => {
       const state = stateOf(request);
       renderError(request, state);
       addHeaders(request);
       summarize(operation, metrics, request, state);
-      return endTraceOf(request);
+      endTraceOf(request);
     },
   };
 };

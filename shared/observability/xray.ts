@@ -133,7 +133,15 @@ const daemonAddress = (): { host: string; port: number } => {
   return { host, port: Number(port) };
 };
 
-const send = (document: SubsegmentDocument): Promise<void> => {
+/**
+ * Sends the document and returns without waiting for dgram's callback, as the X-Ray SDK's emitter
+ * does: libuv hands a datagram to the kernel as it is sent when nothing is queued before it, and
+ * dgram's own steps (the first send's bind, the address's lookup) run on process.nextTick, so it
+ * has left before the runtime answers on a later turn of the loop, after which Lambda may freeze
+ * the environment (test/integration/trace-before-freeze.test.ts). Waiting cost a sampled getPet
+ * ~0.015 ms of CPU, a turn of the loop (docs/performance.md).
+ */
+const send = (document: SubsegmentDocument): void => {
   if (!socket) {
     socket = createSocket('udp4').unref();
     // A lost datagram loses a trace, never an invocation.
@@ -143,7 +151,7 @@ const send = (document: SubsegmentDocument): Promise<void> => {
   }
   const { host, port } = daemon!;
   const datagram = `{"format":"json","version":1}\n${JSON.stringify(document)}`;
-  return new Promise((resolve) => socket!.send(datagram, port, host, () => resolve()));
+  socket!.send(datagram, port, host);
 };
 
 /**
@@ -151,7 +159,7 @@ const send = (document: SubsegmentDocument): Promise<void> => {
  * answered (HTTP) or by the error it ended with, whose type and message make the cause (the stack
  * is in the fault's log line; reading it here would map it through the source maps again).
  */
-export const endTrace = async (outcome: { status?: number | undefined; error?: unknown }): Promise<void> => {
+export const endTrace = (outcome: { status?: number | undefined; error?: unknown }): void => {
   const document = open;
   open = undefined;
   if (!document) return;
@@ -163,7 +171,7 @@ export const endTrace = async (outcome: { status?: number | undefined; error?: u
   }
   // Left out of the JSON when empty; set undefined rather than deleted, which would slow the object down.
   if (document.subsegments!.length === 0) document.subsegments = undefined;
-  await send(document);
+  send(document);
 };
 
 interface CallMetadata {
