@@ -7,12 +7,13 @@ import {
   type DeployedStage,
   type KeyLimits,
 } from '../../infra/stages.ts';
+import { escapeControlCharacters } from '../../shared/api/control-characters.ts';
 import { KEY_SCOPES, type KeyScope } from '../../shared/domain/api-keys.ts';
 import { type KeyChangeAuthor, type KeysRepository, RotationRefused } from '../../shared/domain/stores.ts';
 import { awsCaller, localAuthor } from './author.ts';
 import { deployedKeys, deployedStageFailure } from './deployed-stage.ts';
 import { fail } from './fail.ts';
-import { keyTable, listEntry, parseDuration, parseExpiry, printable } from './format.ts';
+import { keyTable, listEntry, parseDuration, parseExpiry } from './format.ts';
 import { localAuthorizerCacheTtl, localKeyLimits, localServerCacheTtl, withLocalKeys } from './local-stage.ts';
 
 const USAGE = `Usage: npm run keys -- <command> [options] [--stage local|staging|production]
@@ -99,7 +100,7 @@ const run = async (
       });
       const expiry = created.expiresAt ? `, expires ${created.expiresAt}` : '';
       console.log(
-        `Created ${created.keyId} on stage ${stage} (label: ${printable(created.label)}, scope: ${created.scope}${expiry}).`,
+        `Created ${created.keyId} on stage ${stage} (label: ${escapeControlCharacters(created.label)}, scope: ${created.scope}${expiry}).`,
       );
       return printKey(created.key);
     }
@@ -129,7 +130,7 @@ const run = async (
         if (!rotated) return fail(`no key ${args.keyId} on stage ${stage}`);
         const { old, created } = rotated;
         console.log(
-          `Rotated ${old.keyId} to ${created.keyId} on stage ${stage} (label: ${printable(created.label)}, scope: ${created.scope ?? 'write'}).`,
+          `Rotated ${old.keyId} to ${created.keyId} on stage ${stage} (label: ${escapeControlCharacters(created.label)}, scope: ${created.scope ?? 'write'}).`,
         );
         // Expired now (--overlap 0, or an expiry already past): no "keeps working until" a moment gone.
         if (Date.parse(old.expiresAt!) <= Date.now())

@@ -80,15 +80,14 @@ export const listEntry = (record: KeyRecord, limits: KeyLimits, cacheTtlSeconds:
   };
 };
 
-/** Anyone's text (a label, a user name, a reason) as a terminal may show it. */
-export const printable = escapeControlCharacters;
-
 /** `2026-11-24 08:13Z`: to the minute, in UTC, as wide as every other. */
 const minute = (iso: string | null): string => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z` : '-');
 
 /** `revoked 2026-11-24 08:13Z by alice: "leaked in a CI log"`. */
 const describeChange = ({ action, at, by, reason }: KeyChange): string =>
-  printable(`${action} ${minute(at)} by ${by}${reason === undefined ? '' : `: ${JSON.stringify(reason)}`}`);
+  escapeControlCharacters(
+    `${action} ${minute(at)} by ${by}${reason === undefined ? '' : `: ${JSON.stringify(reason)}`}`,
+  );
 
 /** The rows of `list`, as a table whose columns line up (no quoting, no index column). */
 export const keyTable = (entries: ReturnType<typeof listEntry>[]): string => {
@@ -106,7 +105,7 @@ export const keyTable = (entries: ReturnType<typeof listEntry>[]): string => {
   ];
   const rows = entries.map((e) => [
     e.keyId,
-    printable(e.label),
+    escapeControlCharacters(e.label), // anyone's text, on an operator's terminal: no escape sequence raw
     e.scope,
     e.state === 'revoked'
       ? `revoked ${minute(e.revokedAt)}`
